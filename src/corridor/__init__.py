@@ -1,0 +1,3 @@
+"""Corridor: an open payments service."""
+
+__version__ = "0.1.0"

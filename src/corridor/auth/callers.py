@@ -1,0 +1,78 @@
+"""The typed caller every service call carries (API.md section 4)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from corridor.auth.scopes import UNRESTRICTED, implies
+from corridor.errors import CustomerBindingRequired, Forbidden
+
+
+class CallerKind(StrEnum):
+    CONSOLE_USER = "console_user"
+    ORGANIZATION_KEY = "organization_key"
+    AGENT_KEY = "agent_key"
+    PLATFORM_SESSION = "platform_session"
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    kind: CallerKind
+    organization_id: str
+    # usr_… for a console user, key_… for a key.
+    actor_id: str
+    scopes: frozenset[str]
+    # Agent keys speak for one agent, confined to its customer and funding account.
+    agent_id: str | None = None
+    # The one customer this caller acts for: an agent's customer, or the customer a
+    # platform session (or any key, through X-Corridor-On-Behalf-Of) is bound to.
+    customer_id: str | None = None
+    account_ids: frozenset[str] | None = None
+
+    @property
+    def is_console(self) -> bool:
+        return self.kind is CallerKind.CONSOLE_USER
+
+    @property
+    def is_unrestricted(self) -> bool:
+        """A console session or an organization key with scopes ["*"]."""
+        if self.kind is CallerKind.CONSOLE_USER:
+            return True
+        return self.kind is CallerKind.ORGANIZATION_KEY and UNRESTRICTED in self.scopes
+
+    def has_scope(self, scope: str) -> bool:
+        if self.kind is CallerKind.CONSOLE_USER:
+            return True
+        return implies(self.scopes, scope)
+
+    def require_scope(self, scope: str) -> None:
+        if not self.has_scope(scope):
+            raise Forbidden(f"This credential lacks the scope {scope!r}")
+
+    def require_unrestricted(self, action: str) -> None:
+        if not self.is_unrestricted:
+            raise Forbidden(
+                f"Only a console session or an unrestricted organization key may {action}"
+            )
+
+    def require_console(self, action: str) -> None:
+        if not self.is_console:
+            raise Forbidden(f"Only a console session may {action}")
+
+    def require_customer_binding(self) -> str | None:
+        """Platform sessions act only once bound to a customer (spec 5.7)."""
+        if self.kind is CallerKind.PLATFORM_SESSION and self.customer_id is None:
+            raise CustomerBindingRequired()
+        return self.customer_id
+
+    def may_see_customer(self, customer_id: str) -> bool:
+        return self.customer_id is None or self.customer_id == customer_id
+
+    def may_see_account(self, account_id: str, customer_id: str | None) -> bool:
+        if self.account_ids is not None and account_id not in self.account_ids:
+            return False
+        return self.customer_id is None or self.customer_id == customer_id
+
+    def bound_to(self, customer_id: str) -> Caller:
+        return replace(self, customer_id=customer_id)

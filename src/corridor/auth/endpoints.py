@@ -1,0 +1,136 @@
+"""API keys of the organization, and console sign-in."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Response
+
+from corridor.auth import service
+from corridor.auth.dependencies import CONSOLE_SESSION_COOKIE
+from corridor.auth.schemas import (
+    ApiKeyCreate,
+    ApiKeyCreated,
+    ApiKeyRead,
+    ConsoleSessionCreate,
+    ConsoleSessionCreated,
+    ConsoleUserRead,
+)
+from corridor.context import Context, Public
+from corridor.kit.openapi import ERROR_RESPONSES
+from corridor.kit.pagination import ListResponse, PageRequest, page_request
+
+router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
+
+
+def _key_read(key) -> ApiKeyRead:
+    return ApiKeyRead.model_validate(key)
+
+
+@router.post(
+    "/api-keys",
+    status_code=201,
+    response_model=ApiKeyCreated,
+    tags=["API keys"],
+    summary="Create an API key",
+)
+async def create_api_key(body: ApiKeyCreate, context: Context) -> Response:
+    """The secret is in this response only. `scopes: ["*"]` makes an unrestricted key."""
+    caller = context.caller
+    caller.require_scope("api_keys:manage")
+    scopes = service.check_requested_scopes(caller, body.scopes)
+    key, secret = await service.create_organization_key(
+        context.session,
+        organization_id=caller.organization_id,
+        name=body.name,
+        scopes=scopes,
+        key_environment=context.settings.key_environment,
+        created_by=caller.actor_id,
+        now=context.now(),
+    )
+    created = ApiKeyCreated.model_validate({**_key_read(key).model_dump(), "secret": secret})
+    return await context.respond(created, status=201)
+
+
+@router.get(
+    "/api-keys", response_model=ListResponse[ApiKeyRead], tags=["API keys"], summary="List API keys"
+)
+async def list_api_keys(
+    context: Context, page: Annotated[PageRequest, Depends(page_request)]
+) -> ListResponse[ApiKeyRead]:
+    context.caller.require_scope("api_keys:manage")
+    result = await service.list_organization_keys(
+        context.session, organization_id=context.caller.organization_id, page=page
+    )
+    return ListResponse[ApiKeyRead](
+        data=[_key_read(key) for key in result.items],
+        next_cursor=result.next_cursor,
+        has_more=result.has_more,
+    )
+
+
+@router.delete(
+    "/api-keys/{key_id}", status_code=204, tags=["API keys"], summary="Revoke an API key"
+)
+async def revoke_api_key(key_id: str, context: Context) -> Response:
+    """Revocation is immediate and final; revoking a revoked key is a no-op."""
+    context.caller.require_scope("api_keys:manage")
+    await service.revoke_organization_key(
+        context.session,
+        organization_id=context.caller.organization_id,
+        key_id=key_id,
+        now=context.now(),
+    )
+    await context.session.commit()
+    return Response(status_code=204)
+
+
+@router.post(
+    "/console/sessions",
+    status_code=201,
+    response_model=ConsoleSessionCreated,
+    tags=["Console"],
+    summary="Sign in to the console",
+)
+async def create_console_session(body: ConsoleSessionCreate, context: Public) -> Response:
+    """Returns a `cs_…` bearer token and sets it as an HttpOnly cookie; both last 12 hours."""
+    signed_in = await service.sign_in(
+        context.session,
+        email=body.email,
+        password=body.password,
+        now=context.now(),
+        lifetime_s=context.settings.console_session_lifetime_s,
+    )
+    answer = ConsoleSessionCreated(
+        token=signed_in.token,
+        expires_at=signed_in.console_session.expires_at,
+        user=ConsoleUserRead.model_validate(signed_in.user),
+    )
+    response = await context.respond(answer, status=201)
+    response.set_cookie(
+        CONSOLE_SESSION_COOKIE,
+        signed_in.token,
+        max_age=context.settings.console_session_lifetime_s,
+        httponly=True,
+        secure=not context.settings.is_sandbox,
+        samesite="lax",
+    )
+    return response
+
+
+@router.delete("/console/sessions/current", status_code=204, tags=["Console"], summary="Sign out")
+async def delete_console_session(context: Context) -> Response:
+    context.caller.require_console("sign out of a console session")
+    token = _console_token(context)
+    await service.sign_out(context.session, token=token, now=context.now())
+    await context.session.commit()
+    response = Response(status_code=204)
+    response.delete_cookie(CONSOLE_SESSION_COOKIE)
+    return response
+
+
+def _console_token(context) -> str:
+    header = context.request.headers.get("authorization", "")
+    if header.lower().startswith("bearer "):
+        return header[7:].strip()
+    return context.request.cookies.get(CONSOLE_SESSION_COOKIE, "")

@@ -1,0 +1,46 @@
+"""Queries for users, sessions and keys."""
+
+from __future__ import annotations
+
+from sqlalchemy import Select, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser
+from corridor.models.organization import Organization
+
+
+async def key_by_secret_hash(session: AsyncSession, secret_hash: str) -> ApiKey | None:
+    return (
+        await session.execute(select(ApiKey).where(ApiKey.secret_hash == secret_hash))
+    ).scalar_one_or_none()
+
+
+async def session_by_token_hash(session: AsyncSession, token_hash: str) -> ConsoleSession | None:
+    statement = select(ConsoleSession).where(ConsoleSession.token_hash == token_hash)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def user_by_email(session: AsyncSession, email: str) -> ConsoleUser | None:
+    statement = select(ConsoleUser).where(ConsoleUser.email == email.lower())
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def user_by_id(session: AsyncSession, user_id: str) -> ConsoleUser | None:
+    return await session.get(ConsoleUser, user_id)
+
+
+async def organization_by_id(session: AsyncSession, organization_id: str) -> Organization | None:
+    return await session.get(Organization, organization_id)
+
+
+def organization_keys(organization_id: str) -> Select[tuple[ApiKey]]:
+    return select(ApiKey).where(
+        ApiKey.organization_id == organization_id, ApiKey.kind == "ORGANIZATION"
+    )
+
+
+async def organization_key(
+    session: AsyncSession, organization_id: str, key_id: str
+) -> ApiKey | None:
+    statement = organization_keys(organization_id).where(ApiKey.id == key_id)
+    return (await session.execute(statement)).scalar_one_or_none()

@@ -1,0 +1,219 @@
+"""Authentication and access: who a credential is, keys, console users and sessions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from corridor.auth import repository
+from corridor.auth.callers import Caller, CallerKind
+from corridor.auth.scopes import KNOWN_SCOPES, UNRESTRICTED, implies
+from corridor.auth.secrets import (
+    console_session_token,
+    hash_password,
+    hash_secret,
+    organization_key_secret,
+    same_hash,
+    verify_password,
+    visible_prefix,
+)
+from corridor.errors import Forbidden, NotFound, Unauthorized, ValidationFailed
+from corridor.kit.ids import new_id
+from corridor.kit.pagination import Page, PageRequest, fetch_page
+from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser
+
+ORGANIZATION_KEY_PREFIXES = ("sk_sandbox_", "sk_live_")
+credential_chars_max = 200
+
+
+async def authenticate(
+    session: AsyncSession, *, credential: str, key_environment: str, now: datetime
+) -> Caller:
+    """The caller behind a bearer credential, or Unauthorized (never says which part was wrong)."""
+    if len(credential) > credential_chars_max:
+        raise Unauthorized()
+    if credential.startswith("cs_"):
+        return await _console_caller(session, credential, now)
+    if not credential.startswith(ORGANIZATION_KEY_PREFIXES):
+        raise Unauthorized()
+    if not credential.startswith(f"sk_{key_environment}_"):
+        other = "live" if key_environment == "sandbox" else "sandbox"
+        raise Unauthorized(
+            f"This is a {other} key; this server runs the {key_environment} environment"
+        )
+    key = await repository.key_by_secret_hash(session, hash_secret(credential))
+    if (
+        key is None
+        or key.revoked_at is not None
+        or not same_hash(key.secret_hash, hash_secret(credential))
+    ):
+        raise Unauthorized()
+    if key.kind == "AGENT":
+        return await _agent_caller(session, key)
+    organization = await repository.organization_by_id(session, key.organization_id)
+    assert organization is not None
+    kind = (
+        CallerKind.PLATFORM_SESSION
+        if organization.kind == "PLATFORM"
+        else CallerKind.ORGANIZATION_KEY
+    )
+    return Caller(
+        kind=kind,
+        organization_id=key.organization_id,
+        actor_id=key.id,
+        scopes=frozenset(key.scopes),
+    )
+
+
+async def _console_caller(session: AsyncSession, token: str, now: datetime) -> Caller:
+    console_session = await repository.session_by_token_hash(session, hash_secret(token))
+    if (
+        console_session is None
+        or console_session.revoked_at is not None
+        or console_session.expires_at <= now
+    ):
+        raise Unauthorized("Console session missing, expired or signed out")
+    return Caller(
+        kind=CallerKind.CONSOLE_USER,
+        organization_id=console_session.organization_id,
+        actor_id=console_session.user_id,
+        scopes=frozenset({UNRESTRICTED}),
+    )
+
+
+# Agent keys are resolved by the agents domain once it exists; until then none can be issued.
+AgentCallerResolver = None
+
+
+async def _agent_caller(session: AsyncSession, key: ApiKey) -> Caller:
+    if AgentCallerResolver is None:
+        raise Unauthorized()
+    return await AgentCallerResolver(session, key)
+
+
+# --- API keys -----------------------------------------------------------------------------
+
+
+def check_requested_scopes(caller: Caller, scopes: list[str]) -> frozenset[str]:
+    requested = frozenset(scopes)
+    if not requested:
+        raise ValidationFailed(
+            "scopes", 'name at least one scope, or ["*"] for an unrestricted key'
+        )
+    unknown = sorted(requested - KNOWN_SCOPES - {UNRESTRICTED})
+    if unknown:
+        raise ValidationFailed("scopes", f"unknown scopes: {', '.join(unknown)}")
+    if UNRESTRICTED in requested and len(requested) > 1:
+        raise ValidationFailed("scopes", '"*" already grants everything; send it alone')
+    if not caller.is_unrestricted and not all(implies(caller.scopes, scope) for scope in requested):
+        raise Forbidden("A key cannot grant scopes its creator does not have")
+    return requested
+
+
+async def create_organization_key(
+    session: AsyncSession,
+    *,
+    organization_id: str,
+    name: str,
+    scopes: frozenset[str],
+    key_environment: str,
+    created_by: str | None,
+    now: datetime,
+) -> tuple[ApiKey, str]:
+    secret = organization_key_secret(key_environment)
+    key = ApiKey(
+        id=new_id("key"),
+        organization_id=organization_id,
+        kind="ORGANIZATION",
+        agent_id=None,
+        name=name,
+        scopes=sorted(scopes),
+        environment=key_environment,
+        prefix=visible_prefix(secret),
+        secret_hash=hash_secret(secret),
+        created_by=created_by,
+        created_at=now,
+        revoked_at=None,
+        last_used_at=None,
+    )
+    session.add(key)
+    await session.flush()
+    return key, secret
+
+
+async def list_organization_keys(
+    session: AsyncSession, *, organization_id: str, page: PageRequest
+) -> Page[ApiKey]:
+    return await fetch_page(session, repository.organization_keys(organization_id), ApiKey.id, page)
+
+
+async def get_organization_key(
+    session: AsyncSession, *, organization_id: str, key_id: str
+) -> ApiKey:
+    key = await repository.organization_key(session, organization_id, key_id)
+    if key is None:
+        raise NotFound("API key", key_id)
+    return key
+
+
+async def revoke_organization_key(
+    session: AsyncSession, *, organization_id: str, key_id: str, now: datetime
+) -> ApiKey:
+    key = await get_organization_key(session, organization_id=organization_id, key_id=key_id)
+    if key.revoked_at is None:
+        key.revoked_at = now
+    return key
+
+
+# --- Console users and sessions -----------------------------------------------------------
+
+
+async def create_console_user(
+    session: AsyncSession, *, organization_id: str, email: str, password: str, now: datetime
+) -> ConsoleUser:
+    user = ConsoleUser(
+        id=new_id("usr"),
+        organization_id=organization_id,
+        email=email.lower(),
+        password_hash=hash_password(password),
+        created_at=now,
+    )
+    session.add(user)
+    await session.flush()
+    return user
+
+
+@dataclass(frozen=True, slots=True)
+class SignedIn:
+    token: str
+    console_session: ConsoleSession
+    user: ConsoleUser
+
+
+async def sign_in(
+    session: AsyncSession, *, email: str, password: str, now: datetime, lifetime_s: int
+) -> SignedIn:
+    user = await repository.user_by_email(session, email)
+    if not verify_password(user.password_hash if user else None, password) or user is None:
+        raise Unauthorized("Wrong email or password")
+    token = console_session_token()
+    console_session = ConsoleSession(
+        id=new_id("cs"),
+        organization_id=user.organization_id,
+        user_id=user.id,
+        token_hash=hash_secret(token),
+        created_at=now,
+        expires_at=now + timedelta(seconds=lifetime_s),
+        revoked_at=None,
+    )
+    session.add(console_session)
+    await session.flush()
+    return SignedIn(token=token, console_session=console_session, user=user)
+
+
+async def sign_out(session: AsyncSession, *, token: str, now: datetime) -> None:
+    console_session = await repository.session_by_token_hash(session, hash_secret(token))
+    if console_session is not None and console_session.revoked_at is None:
+        console_session.revoked_at = now

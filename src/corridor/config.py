@@ -1,0 +1,61 @@
+"""Settings read from CORRIDOR_* environment variables."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_DATA_DIRECTORY = Path(".corridor")
+
+
+class Environment(StrEnum):
+    SANDBOX = "sandbox"
+    PRODUCTION = "production"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="CORRIDOR_", env_file=".env", extra="ignore")
+
+    env: Environment = Environment.SANDBOX
+    database_url: str = Field(
+        default=f"sqlite+aiosqlite:///{DEFAULT_DATA_DIRECTORY / 'corridor.db'}",
+        description="SQLAlchemy async URL; SQLite file by default, postgresql+asyncpg in production.",
+    )
+    host: str = "127.0.0.1"
+    port: int = 8000
+    public_base_url: str | None = None
+    log_format: str = Field(default="console", pattern="^(console|json)$")
+    log_level: str = "INFO"
+    # None means: run the workers inside `corridor serve` when the database is embedded SQLite.
+    run_workers_in_process: bool | None = None
+    console_session_lifetime_s: int = 12 * 60 * 60
+    idempotency_key_lifetime_s: int = 24 * 60 * 60
+    request_body_bytes_max: int = 1024 * 1024
+
+    @property
+    def is_sandbox(self) -> bool:
+        return self.env is Environment.SANDBOX
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+    @property
+    def workers_in_process(self) -> bool:
+        if self.run_workers_in_process is None:
+            return self.is_sqlite
+        return self.run_workers_in_process
+
+    @property
+    def key_environment(self) -> str:
+        """The environment word inside API keys: sk_sandbox_… or sk_live_…"""
+        return "sandbox" if self.is_sandbox else "live"
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

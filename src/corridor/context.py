@@ -1,0 +1,166 @@
+"""The request context: caller, clock, settings and the request's one unit of work.
+
+Endpoints get a RequestContext, call one service function with `context.session`, and
+answer through `context.respond(...)`, which stores an Idempotency-Key answer inside the
+same transaction and commits once. A request that fails rolls everything back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import Depends, Request, Response
+from pydantic import BaseModel
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from corridor.auth.callers import Caller
+from corridor.auth.dependencies import current_caller
+from corridor.config import Settings
+from corridor.errors import CorridorError, ValidationFailed, render_error
+from corridor.kit import idempotency
+from corridor.kit.clock import Clock
+from corridor.kit.db import Database
+
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+_READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+class IdempotentReplay(Exception):
+    """Raised before the endpoint runs when the key's first answer is to be replayed."""
+
+    def __init__(self, stored: idempotency.StoredResponse) -> None:
+        self.stored = stored
+
+
+def replay_response(replay: IdempotentReplay) -> Response:
+    return Response(
+        replay.stored.body,
+        status_code=replay.stored.status,
+        media_type="application/json",
+        headers={"Idempotent-Replayed": "true"},
+    )
+
+
+@dataclass
+class PublicContext:
+    session: AsyncSession
+    clock: Clock
+    settings: Settings
+    database: Database
+    request: Request
+
+    def now(self) -> datetime:
+        return self.clock.now()
+
+    async def respond(self, model: BaseModel, *, status: int = 200) -> Response:
+        body = model.model_dump_json(by_alias=True)
+        await self.session.commit()
+        return Response(body, status_code=status, media_type="application/json")
+
+
+@dataclass
+class RequestContext(PublicContext):
+    caller: Caller = field(kw_only=True)
+    claim: idempotency.Claim | None = field(default=None, kw_only=True)
+    responded: bool = field(default=False, kw_only=True)
+
+    async def respond(self, model: BaseModel, *, status: int = 200) -> Response:
+        body = model.model_dump_json(by_alias=True)
+        if self.claim is not None:
+            await idempotency.complete(self.session, self.claim, status=status, body=body)
+        await self.session.commit()
+        self.responded = True
+        return Response(body, status_code=status, media_type="application/json")
+
+
+async def _claim_idempotency_key(request: Request, caller: Caller) -> idempotency.Claim | None:
+    key = request.headers.get(IDEMPOTENCY_HEADER)
+    if key is None or request.method != "POST":
+        return None
+    if not 1 <= len(key) <= idempotency.idempotency_key_chars_max:
+        raise ValidationFailed(IDEMPOTENCY_HEADER, "must be 1 to 255 characters")
+    state = request.app.state
+    result = await idempotency.claim(
+        state.database,
+        organization_id=caller.organization_id,
+        key=key,
+        request_fingerprint=idempotency.fingerprint(
+            request.method, request.url.path, await request.body()
+        ),
+        now=state.clock.now(),
+        lifetime_s=state.settings.idempotency_key_lifetime_s,
+    )
+    if isinstance(result, idempotency.StoredResponse):
+        raise IdempotentReplay(result)
+    return result
+
+
+async def _request_context(
+    request: Request, caller: Annotated[Caller, Depends(current_caller)]
+) -> AsyncIterator[RequestContext]:
+    state = request.app.state
+    claim = await _claim_idempotency_key(request, caller)
+    async with state.database.session(write=request.method not in _READ_METHODS) as session:
+        context = RequestContext(
+            session=session,
+            clock=state.clock,
+            settings=state.settings,
+            database=state.database,
+            request=request,
+            caller=caller,
+            claim=claim,
+        )
+        try:
+            yield context
+        except CorridorError as error:
+            await session.rollback()
+            if claim is not None:
+                await _settle_claim_after_error(state.database, claim, error)
+            raise
+        except BaseException:
+            await session.rollback()
+            if claim is not None:
+                await idempotency.release(state.database, claim)
+            raise
+        if session.in_transaction():
+            await session.commit()
+        if claim is not None and not context.responded:
+            # The endpoint answered without `respond`: nothing to replay, so free the key.
+            await idempotency.release(state.database, claim)
+
+
+async def _settle_claim_after_error(
+    database: Database, claim: idempotency.Claim, error: CorridorError
+) -> None:
+    if error.status >= 500:
+        await idempotency.release(database, claim)
+    else:
+        await idempotency.complete_separately(
+            database, claim, status=error.status, body=render_error(error).decode()
+        )
+
+
+async def _public_context(request: Request) -> AsyncIterator[PublicContext]:
+    state = request.app.state
+    async with state.database.session(write=request.method not in _READ_METHODS) as session:
+        try:
+            yield PublicContext(
+                session=session,
+                clock=state.clock,
+                settings=state.settings,
+                database=state.database,
+                request=request,
+            )
+        except BaseException:
+            await session.rollback()
+            raise
+        if session.in_transaction():
+            await session.commit()
+
+
+# scope="function": the unit of work ends (commits) before the response is sent.
+Context = Annotated[RequestContext, Depends(_request_context, scope="function")]
+Public = Annotated[PublicContext, Depends(_public_context, scope="function")]

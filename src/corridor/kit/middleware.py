@@ -1,0 +1,111 @@
+"""The outermost layer: request ids, body size limit, access log, and the last-resort 500."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from corridor.errors import CorridorError, render_error
+from corridor.kit.ids import new_id
+from corridor.kit.logging import get_logger
+from corridor.kit.request_context import reset_request_id, set_request_id
+
+logger = get_logger("corridor.http")
+
+
+class BodyTooLarge(HTTPException):
+    def __init__(self) -> None:
+        super().__init__(status_code=413, detail="Request body too large")
+
+
+class RequestMiddleware:
+    def __init__(self, app: ASGIApp, *, body_bytes_max: int) -> None:
+        self.app = app
+        self.body_bytes_max = body_bytes_max
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request_id = new_id("req")
+        token = set_request_id(request_id)
+        started = time.perf_counter()
+        status: dict[str, Any] = {"code": None}
+
+        async def send_with_request_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status["code"] = message["status"]
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], (b"x-request-id", request_id.encode())]
+            await send(message)
+
+        try:
+            if self._declared_length(scope) > self.body_bytes_max:
+                await self._answer(
+                    send_with_request_id,
+                    CorridorError("Request body too large", status=413, code="payload_too_large"),
+                )
+                return
+            await self.app(scope, self._limited(receive), send_with_request_id)
+        except Exception:
+            logger.exception("unhandled_error", method=scope["method"], path=scope["path"])
+            if status["code"] is None:
+                await self._answer(
+                    send_with_request_id,
+                    CorridorError(
+                        "Internal error; quote the request id when you report it",
+                        status=500,
+                        code="internal_error",
+                    ),
+                )
+        finally:
+            logger.info(
+                "request",
+                method=scope["method"],
+                path=scope["path"],
+                status=status["code"],
+                duration_ms=round((time.perf_counter() - started) * 1000, 2),
+            )
+            reset_request_id(token)
+
+    @staticmethod
+    def _declared_length(scope: Scope) -> int:
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                try:
+                    return int(value)
+                except ValueError:
+                    return 0
+        return 0
+
+    def _limited(self, receive: Receive) -> Receive:
+        received = 0
+
+        async def limited_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.body_bytes_max:
+                    raise BodyTooLarge()
+            return message
+
+        return limited_receive
+
+    @staticmethod
+    async def _answer(send: Send, error: CorridorError) -> None:
+        body = render_error(error)
+        await send(
+            {
+                "type": "http.response.start",
+                "status": error.status,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,68 @@
+"""Cursor pagination, newest first: `limit` (1–250, default 50) and `cursor` (the last id seen)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Annotated, Any, Generic, TypeVar
+
+from fastapi import Query
+from pydantic import Field
+from sqlalchemy import Select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from corridor.errors import ValidationFailed
+from corridor.kit.schemas import ResponseModel
+
+page_size_default = 50
+page_size_max = 250
+_CURSOR_PATTERN = re.compile(r"^[a-z]+_[0-9a-z]{26}$")
+
+Item = TypeVar("Item")
+
+
+@dataclass(frozen=True, slots=True)
+class PageRequest:
+    limit: int
+    cursor: str | None
+
+
+def page_request(
+    limit: Annotated[
+        int, Query(ge=1, le=page_size_max, description="Items per page, 1 to 250")
+    ] = page_size_default,
+    cursor: Annotated[
+        str | None, Query(max_length=64, description="`nextCursor` of the previous page")
+    ] = None,
+) -> PageRequest:
+    if cursor is not None and not _CURSOR_PATTERN.match(cursor):
+        raise ValidationFailed("cursor", "not a cursor returned by this list")
+    return PageRequest(limit=limit, cursor=cursor)
+
+
+@dataclass(frozen=True, slots=True)
+class Page(Generic[Item]):
+    items: list[Item]
+    next_cursor: str | None
+    has_more: bool
+
+
+async def fetch_page(
+    session: AsyncSession, statement: Select[Any], id_column: Any, page: PageRequest
+) -> Page[Any]:
+    """Run `statement` (already filtered to what the caller may see) one page at a time."""
+    if page.cursor is not None:
+        statement = statement.where(id_column < page.cursor)
+    statement = statement.order_by(id_column.desc()).limit(page.limit + 1)
+    rows = list((await session.execute(statement)).scalars())
+    has_more = len(rows) > page.limit
+    rows = rows[: page.limit]
+    return Page(
+        items=rows, next_cursor=rows[-1].id if has_more and rows else None, has_more=has_more
+    )
+
+
+class ListResponse(ResponseModel, Generic[Item]):
+    data: list[Item]
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page")
+    has_more: bool

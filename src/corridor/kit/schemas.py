@@ -1,0 +1,112 @@
+"""Pydantic bases and shared field types for the wire format of API.md section 1."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    StrictStr,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
+
+from corridor.kit.clock import isoformat_z
+from corridor.kit.money import MoneyError, amount_object, currency, parse_minor_units
+
+
+class RequestModel(BaseModel):
+    """A request body: camelCase names only, unknown fields refused."""
+
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=False)
+
+
+class ResponseModel(BaseModel):
+    """A response body: built from Python names, sent with camelCase names."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, from_attributes=True)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True)
+
+
+Timestamp = Annotated[datetime, PlainSerializer(isoformat_z, return_type=str)]
+
+
+def _currency_code(code: str) -> str:
+    try:
+        currency(code)
+    except MoneyError as error:
+        raise ValueError(str(error)) from None
+    return code
+
+
+def _country_code(code: str) -> str:
+    if len(code) != 2 or not code.isalpha() or not code.isupper():
+        raise ValueError("must be an ISO 3166-1 alpha-2 country code, e.g. US")
+    return code
+
+
+CurrencyCode = Annotated[StrictStr, AfterValidator(_currency_code)]
+CountryCode = Annotated[StrictStr, AfterValidator(_country_code)]
+ShortText = Annotated[StrictStr, Field(min_length=1, max_length=200)]
+
+
+class AmountIn(RequestModel):
+    """Request amount: integer minor units in a string."""
+
+    currency: CurrencyCode
+    value: StrictStr = Field(examples=["12550"])
+
+    @model_validator(mode="after")
+    def _value_is_minor_units(self) -> AmountIn:
+        try:
+            parse_minor_units(self.value)
+        except MoneyError as error:
+            raise ValueError(f"value {error}") from None
+        return self
+
+    @property
+    def minor_units(self) -> int:
+        return int(self.value)
+
+
+class Amount(ResponseModel):
+    """The Amount object of spec 2.1."""
+
+    currency: str = Field(examples=["USD"])
+    exponent: int = Field(examples=[2])
+    value: str = Field(examples=["12550"])
+    display_value: str = Field(examples=["125.50"])
+
+    @classmethod
+    def of(cls, minor_units: int, currency_code: str) -> Amount:
+        return cls.model_validate(amount_object(minor_units, currency_code))
+
+
+class AddressIn(RequestModel):
+    address_line1: Annotated[StrictStr, Field(min_length=1, max_length=200)]
+    address_line2: Annotated[StrictStr, Field(max_length=200)] | None = None
+    city: Annotated[StrictStr, Field(min_length=1, max_length=100)]
+    state: Annotated[StrictStr, Field(max_length=100)] | None = None
+    postal_code: Annotated[StrictStr, Field(max_length=20)] | None = None
+    country: CountryCode
+
+
+class Address(ResponseModel):
+    address_line1: str
+    address_line2: str | None = None
+    city: str
+    state: str | None = None
+    postal_code: str | None = None
+    country: str
+
+
+class Deleted(ResponseModel):
+    id: str
+    deleted: bool = True

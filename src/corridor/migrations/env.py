@@ -1,0 +1,45 @@
+"""Alembic environment: runs migrations over the async engine of CORRIDOR_DATABASE_URL."""
+
+from __future__ import annotations
+
+import asyncio
+
+from alembic import context
+from sqlalchemy.ext.asyncio import create_async_engine
+
+import corridor.models  # noqa: F401  (registers every table on Base.metadata)
+from corridor.kit.db import Base
+
+config = context.config
+target_metadata = Base.metadata
+
+
+def _configure(connection) -> None:
+    context.configure(
+        connection=connection,
+        target_metadata=target_metadata,
+        render_as_batch=connection.dialect.name == "sqlite",
+        compare_type=True,
+    )
+
+
+def _run_sync(connection) -> None:
+    _configure(connection)
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+async def _run_async() -> None:
+    engine = create_async_engine(config.get_main_option("sqlalchemy.url"))
+    try:
+        async with engine.connect() as connection:
+            await connection.run_sync(_run_sync)
+    finally:
+        await engine.dispose()
+
+
+connection = config.attributes.get("connection")
+if connection is not None:
+    _run_sync(connection)
+else:
+    asyncio.run(_run_async())

@@ -1,0 +1,59 @@
+"""Background work: each task runs every few seconds until stopped.
+
+`corridor worker` runs them alone; `corridor serve` runs them in-process on the embedded
+default. Tasks claim rows with FOR UPDATE SKIP LOCKED on PostgreSQL, so any number of
+workers can share one database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from corridor.kit import idempotency
+from corridor.kit.clock import Clock
+from corridor.kit.db import Database
+from corridor.kit.logging import get_logger
+
+logger = get_logger(__name__)
+
+Task = Callable[[Database, Clock], Awaitable[int]]
+
+
+@dataclass(frozen=True, slots=True)
+class PeriodicTask:
+    name: str
+    run: Task
+    interval_s: float
+
+
+async def delete_expired_idempotency_keys(database: Database, clock: Clock) -> int:
+    async with database.session() as session, session.begin():
+        return await idempotency.delete_expired(session, now=clock.now())
+
+
+TASKS: list[PeriodicTask] = [
+    PeriodicTask("idempotency_retention", delete_expired_idempotency_keys, interval_s=300),
+]
+
+
+async def run_task_forever(
+    task: PeriodicTask, database: Database, clock: Clock, stop: asyncio.Event
+) -> None:
+    while not stop.is_set():
+        try:
+            done = await task.run(database, clock)
+            if done:
+                logger.info("worker_task_ran", task=task.name, items=done)
+        except Exception:
+            logger.exception("worker_task_failed", task=task.name)
+        try:
+            await asyncio.wait_for(stop.wait(), timeout=task.interval_s)
+        except TimeoutError:
+            pass
+
+
+async def run_workers(database: Database, clock: Clock, stop: asyncio.Event) -> None:
+    logger.info("workers_started", tasks=[task.name for task in TASKS])
+    await asyncio.gather(*(run_task_forever(task, database, clock, stop) for task in TASKS))

@@ -1,0 +1,195 @@
+"""Test harness: every test runs on SQLite and, when CORRIDOR_TEST_DATABASE_URL is set,
+on PostgreSQL too. The schema is always made by the real migrations.
+
+Tests are isolated by tenant: each test bootstraps its own organization, so nothing needs
+truncating between tests and lists are naturally scoped.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+import asyncpg
+import httpx
+import pytest
+from sqlalchemy.engine import make_url
+
+from corridor.app import create_app
+from corridor.config import Environment, Settings
+from corridor.kit.clock import SystemClock
+from corridor.kit.migrate import upgrade_to_head_async
+from corridor.organizations import service as organizations
+
+POSTGRES_URL = os.environ.get("CORRIDOR_TEST_DATABASE_URL")
+BACKENDS = ["sqlite", *(["postgresql"] if POSTGRES_URL else [])]
+
+
+class TestClock:
+    """System time, unless a test fixes it with `set`; reset after every test."""
+
+    __test__ = False
+
+    def __init__(self) -> None:
+        self._fixed: datetime | None = None
+
+    def now(self) -> datetime:
+        return self._fixed if self._fixed is not None else SystemClock().now()
+
+    def set(self, at: datetime) -> None:
+        assert at.tzinfo is not None
+        self._fixed = at
+
+    def reset(self) -> None:
+        self._fixed = None
+
+
+async def _create_postgres_database(base_url: str) -> tuple[str, Callable[[], Awaitable[None]]]:
+    """A fresh database for this run, so concurrent runs never share tables."""
+    url = make_url(base_url)
+    name = f"corridor_test_{uuid.uuid4().hex[:12]}"
+    admin_dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
+    connection = await asyncpg.connect(admin_dsn)
+    try:
+        await connection.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await connection.close()
+
+    async def drop() -> None:
+        connection = await asyncpg.connect(admin_dsn)
+        try:
+            await connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await connection.close()
+
+    return url.set(database=name).render_as_string(hide_password=False), drop
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+async def database_url(request, tmp_path_factory) -> AsyncIterator[str]:
+    if request.param == "sqlite":
+        url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('sqlite') / 'corridor.db'}"
+        await upgrade_to_head_async(url)
+        yield url
+        return
+    assert POSTGRES_URL is not None
+    url, drop = await _create_postgres_database(POSTGRES_URL)
+    await upgrade_to_head_async(url)
+    try:
+        yield url
+    finally:
+        await drop()
+
+
+@pytest.fixture(scope="session")
+def backend(database_url: str) -> str:
+    return "sqlite" if database_url.startswith("sqlite") else "postgresql"
+
+
+def _settings(database_url: str, env: Environment) -> Settings:
+    return Settings(database_url=database_url, env=env, log_level="WARNING", log_format="console")
+
+
+@pytest.fixture(scope="session")
+async def app(database_url: str):
+    application = create_app(
+        _settings(database_url, Environment.SANDBOX),
+        clock=TestClock(),
+        run_workers_in_process=False,
+    )
+    yield application
+    await application.state.database.dispose()
+
+
+@pytest.fixture(scope="session")
+async def production_app(database_url: str):
+    application = create_app(
+        _settings(database_url, Environment.PRODUCTION),
+        clock=TestClock(),
+        run_workers_in_process=False,
+    )
+    yield application
+    await application.state.database.dispose()
+
+
+@pytest.fixture
+def clock(app) -> TestClock:
+    test_clock: TestClock = app.state.clock
+    yield test_clock
+    test_clock.reset()
+
+
+def client_for(application, headers: dict[str, str] | None = None) -> httpx.AsyncClient:
+    transport = httpx.ASGITransport(app=application, raise_app_exceptions=False)
+    return httpx.AsyncClient(
+        transport=transport, base_url="http://testserver", headers=headers or {}
+    )
+
+
+@dataclass
+class Tenant:
+    """An organization of its own, with an unrestricted key and a console user."""
+
+    organization_id: str
+    secret: str
+    console_email: str
+    console_password: str
+    client: httpx.AsyncClient  # sends the unrestricted key as a bearer token
+
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.secret}"}
+
+
+@pytest.fixture
+async def make_tenant(app) -> AsyncIterator[Callable[..., Awaitable[Tenant]]]:
+    clients: list[httpx.AsyncClient] = []
+
+    async def make(application=None, *, kind: str = "STANDARD") -> Tenant:
+        application = application or app
+        settings: Settings = application.state.settings
+        async with application.state.database.session() as session, session.begin():
+            made = await organizations.bootstrap_organization(
+                session,
+                name="Test organization",
+                key_environment=settings.key_environment,
+                now=SystemClock().now(),
+            )
+            made.organization.kind = kind
+        client = client_for(application, {"Authorization": f"Bearer {made.secret}"})
+        clients.append(client)
+        return Tenant(
+            organization_id=made.organization.id,
+            secret=made.secret,
+            console_email=made.user.email,
+            console_password=made.console_password,
+            client=client,
+        )
+
+    yield make
+    for client in clients:
+        await client.aclose()
+
+
+@pytest.fixture
+async def tenant(make_tenant) -> Tenant:
+    return await make_tenant()
+
+
+@pytest.fixture
+async def anonymous(app) -> AsyncIterator[httpx.AsyncClient]:
+    async with client_for(app) as client:
+        yield client
+
+
+def assert_error(response: httpx.Response, status: int, code: str) -> dict:
+    """The answer is an error of API.md section 2 with this status and code."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert body["code"] == code, body
+    assert isinstance(body["message"], str) and body["message"]
+    assert body["requestId"].startswith("req_")
+    assert response.headers["x-request-id"] == body["requestId"]
+    return body

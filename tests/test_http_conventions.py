@@ -1,0 +1,78 @@
+"""Conventions every endpoint shares: error shape, request ids, body limits, OpenAPI."""
+
+from __future__ import annotations
+
+from tests.conftest import assert_error
+
+
+async def test_every_response_carries_a_request_id(anonymous):
+    response = await anonymous.get("/v1/health")
+    assert response.status_code == 200
+    assert response.headers["x-request-id"].startswith("req_")
+
+
+async def test_health_reports_the_database_without_authentication(anonymous):
+    body = (await anonymous.get("/v1/health")).json()
+    assert body["status"] == "ok"
+    assert body["database"] == "ok"
+    assert body["environment"] == "sandbox"
+
+
+async def test_malformed_json_is_400_invalid_json(tenant):
+    for content in (b"{", b"not json", b"", b"[1, 2]", b'"text"', b"\xff\xfe"):
+        response = await tenant.client.post(
+            "/v1/api-keys", content=content, headers={"Content-Type": "application/json"}
+        )
+        assert_error(response, 400, "invalid_json")
+
+
+async def test_unknown_and_server_owned_fields_are_rejected(tenant):
+    body = assert_error(
+        await tenant.client.post(
+            "/v1/api-keys", json={"name": "k", "scopes": ["*"], "id": "key_x", "nmae": "typo"}
+        ),
+        422,
+        "validation_error",
+    )
+    fields = {error["field"] for error in body["errors"]}
+    assert {"id", "nmae"} <= fields
+    assert all(error["message"] == "unknown field" for error in body["errors"])
+
+
+async def test_wrong_types_are_validation_errors(tenant):
+    body = assert_error(
+        await tenant.client.post("/v1/api-keys", json={"name": 12, "scopes": "*"}),
+        422,
+        "validation_error",
+    )
+    assert {error["field"] for error in body["errors"]} == {"name", "scopes"}
+
+
+async def test_unknown_path_and_method_use_the_error_shape(tenant):
+    assert_error(await tenant.client.get("/v1/no-such-thing"), 404, "not_found")
+    assert_error(await tenant.client.put("/v1/api-keys"), 405, "method_not_allowed")
+
+
+async def test_body_over_one_mebibyte_is_refused(tenant):
+    huge = b'{"name": "' + b"x" * (1024 * 1024) + b'", "scopes": ["*"]}'
+    response = await tenant.client.post(
+        "/v1/api-keys", content=huge, headers={"Content-Type": "application/json"}
+    )
+    assert_error(response, 413, "payload_too_large")
+
+
+async def test_openapi_and_docs_are_served(anonymous):
+    spec = (await anonymous.get("/openapi.json")).json()
+    assert spec["info"]["title"] == "Corridor"
+    assert "/v1/api-keys" in spec["paths"]
+    assert "/v1/health" in spec["paths"]
+    docs = await anonymous.get("/docs")
+    assert docs.status_code == 200
+    assert "swagger" in docs.text.lower()
+
+
+async def test_openapi_documents_the_error_shape_not_fastapis_default(anonymous):
+    spec = (await anonymous.get("/openapi.json")).json()
+    assert "HTTPValidationError" not in spec["components"]["schemas"]
+    responses = spec["paths"]["/v1/api-keys"]["post"]["responses"]
+    assert responses["422"]["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorBody")

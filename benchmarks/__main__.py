@@ -1,0 +1,78 @@
+"""`make bench`: run the benchmarks and print throughput, latency percentiles and ratios.
+
+Each benchmark measures Corridor and a baseline doing the same database work, in the same
+run on the same machine, so the ratio means something on a noisy shared machine.
+SQLite always; PostgreSQL too when CORRIDOR_BENCH_DATABASE_URL (or
+CORRIDOR_TEST_DATABASE_URL) names a server (a throwaway database is made there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import tempfile
+import uuid
+from pathlib import Path
+
+import asyncpg
+from sqlalchemy.engine import make_url
+
+from benchmarks import ledger_posting
+from benchmarks.harness import console, report
+from corridor.kit.migrate import upgrade_to_head_async
+
+
+async def _postgres_database(base_url: str):
+    url = make_url(base_url)
+    name = f"corridor_bench_{uuid.uuid4().hex[:12]}"
+    admin = url.set(drivername="postgresql").render_as_string(hide_password=False)
+    connection = await asyncpg.connect(admin)
+    await connection.execute(f'CREATE DATABASE "{name}"')
+    await connection.close()
+
+    async def drop() -> None:
+        connection = await asyncpg.connect(admin)
+        await connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await connection.close()
+
+    return url.set(database=name).render_as_string(hide_password=False), drop
+
+
+async def main(operations: int, concurrency: int) -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        sqlite_url = f"sqlite+aiosqlite:///{Path(directory) / 'bench.db'}"
+        await upgrade_to_head_async(sqlite_url)
+        baseline, api = await ledger_posting.run(
+            sqlite_url, operations=operations, concurrency=concurrency
+        )
+        report(f"Ledger posting on SQLite ({concurrency} concurrent)", [api], baseline=baseline)
+    postgres = os.environ.get("CORRIDOR_BENCH_DATABASE_URL") or os.environ.get(
+        "CORRIDOR_TEST_DATABASE_URL"
+    )
+    if postgres:
+        url, drop = await _postgres_database(postgres)
+        try:
+            await upgrade_to_head_async(url)
+            baseline, api = await ledger_posting.run(
+                url, operations=operations, concurrency=concurrency
+            )
+            report(
+                f"Ledger posting on PostgreSQL ({concurrency} concurrent)", [api], baseline=baseline
+            )
+        finally:
+            await drop()
+    else:
+        console.print("PostgreSQL skipped: set CORRIDOR_BENCH_DATABASE_URL to include it.")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(prog="make bench", description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--operations", type=int, default=500, help="operations per benchmark (default 500)"
+    )
+    parser.add_argument(
+        "--concurrency", type=int, default=8, help="operations in flight at once (default 8)"
+    )
+    arguments = parser.parse_args()
+    asyncio.run(main(arguments.operations, arguments.concurrency))

@@ -1,0 +1,112 @@
+"""No request, however malformed, produces a 500, and every refusal has the error shape.
+
+Schemathesis generates requests for every operation in our own OpenAPI document (valid
+and invalid bodies, odd path ids, strange query values) and sends them over real HTTP to
+`corridor serve` running in a subprocess, on SQLite and, when configured, PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, settings
+
+from corridor.app import create_app
+from corridor.config import Settings
+from tests.conftest import BACKENDS, POSTGRES_URL, _create_postgres_database
+
+examples_per_operation_max = 20
+server_start_s_max = 60
+
+schema = schemathesis.openapi.from_dict(
+    create_app(
+        Settings(database_url="sqlite+aiosqlite:///openapi-only.db"), run_workers_in_process=False
+    ).openapi()
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _corridor(environment: dict[str, str], *arguments: str) -> str:
+    command = [sys.executable, "-m", "corridor.cli", *arguments]
+    return subprocess.run(
+        command, env=environment, check=True, capture_output=True, text=True
+    ).stdout
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def live_server(request, tmp_path_factory):
+    drop = None
+    if request.param == "sqlite":
+        database_url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('fuzz') / 'corridor.db'}"
+    else:
+        assert POSTGRES_URL is not None
+        database_url, drop = asyncio.run(_create_postgres_database(POSTGRES_URL))
+    port = _free_port()
+    environment = {
+        **os.environ,
+        "CORRIDOR_DATABASE_URL": database_url,
+        "CORRIDOR_LOG_LEVEL": "WARNING",
+    }
+    _corridor(environment, "migrate")
+    credentials = json.loads(_corridor(environment, "init", "--json"))
+    log = Path(tmp_path_factory.mktemp("fuzz-log")) / "server.log"
+    with log.open("w") as output:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "corridor.cli", "serve", "--port", str(port), "--no-workers"],
+            env=environment,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + server_start_s_max
+        while True:
+            try:
+                if httpx.get(f"{base_url}/v1/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert server.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, "server did not start"
+            time.sleep(0.2)
+        yield base_url, credentials["apiKey"], log
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        if drop is not None:
+            asyncio.run(drop())
+
+
+@schema.parametrize()
+@settings(
+    max_examples=examples_per_operation_max,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    database=None,
+)
+def test_no_request_produces_a_server_error(case, live_server):
+    base_url, api_key, log = live_server
+    response = case.call(base_url=base_url, headers={"Authorization": f"Bearer {api_key}"})
+    assert response.status_code < 500, (
+        f"{case.method} {case.formatted_path} → {response.status_code}\n{response.text}\n{log.read_text()[-4000:]}"
+    )
+    if response.status_code >= 400 and response.status_code != 405:
+        body = response.json()
+        assert isinstance(body.get("code"), str) and isinstance(body.get("message"), str), body
+        request_id = response.headers["x-request-id"]
+        assert body["requestId"] == (request_id[0] if isinstance(request_id, list) else request_id)

@@ -236,8 +236,13 @@ def keys_create(
 
 
 @keys_app.command("list")
-def keys_list(organization: Annotated[str | None, _organization_option()] = None) -> None:
-    """List the organization's API keys (never their secrets)."""
+def keys_list(
+    organization: Annotated[str | None, _organization_option()] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print JSON lines, one key per line.")
+    ] = False,
+) -> None:
+    """List the organization's API keys, newest first (never their secrets)."""
     from corridor.auth import repository
     from corridor.models.access import ApiKey
 
@@ -251,15 +256,33 @@ def keys_list(organization: Annotated[str | None, _organization_option()] = None
         finally:
             await database.dispose()
 
+    keys = _run(main())
+    if as_json:
+        for key in keys:
+            typer.echo(
+                json.dumps(
+                    {
+                        "id": key.id,
+                        "name": key.name,
+                        "prefix": key.prefix,
+                        "scopes": key.scopes,
+                        "createdAt": key.created_at.isoformat(),
+                        "revokedAt": key.revoked_at.isoformat() if key.revoked_at else None,
+                    }
+                )
+            )
+        return
     table = Table("id", "name", "prefix", "scopes", "created", "revoked")
-    for key in _run(main()):
+    table.columns[0].no_wrap = True
+    table.columns[2].no_wrap = True
+    for key in keys:
         table.add_row(
             key.id,
             key.name,
             key.prefix,
             " ".join(key.scopes),
-            str(key.created_at)[:19],
-            str(key.revoked_at)[:19] if key.revoked_at else "",
+            f"{key.created_at:%Y-%m-%d %H:%M}",
+            f"{key.revoked_at:%Y-%m-%d %H:%M}" if key.revoked_at else "",
         )
     console.print(table)
 

@@ -132,6 +132,16 @@ def serve(
 
     settings = get_settings()
     application = create_app(settings, run_workers_in_process=workers)
+    address = f"http://{host or settings.host}:{port or settings.port}"
+    workers_note = (
+        "with workers in this process"
+        if (settings.workers_in_process if workers is None else workers)
+        else "without workers"
+    )
+    console.print(
+        f"Corridor {settings.env.value} serving on [bold]{address}[/bold] ({workers_note}); "
+        f"docs at {address}/docs. Ctrl+C stops."
+    )
     uvicorn.run(
         application,
         host=host or settings.host,

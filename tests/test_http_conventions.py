@@ -76,3 +76,20 @@ async def test_openapi_documents_the_error_shape_not_fastapis_default(anonymous)
     assert "HTTPValidationError" not in spec["components"]["schemas"]
     responses = spec["paths"]["/v1/api-keys"]["post"]["responses"]
     assert responses["422"]["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorBody")
+
+
+async def test_nul_characters_are_refused_wherever_they_hide(tenant):
+    """PostgreSQL text cannot hold NUL; it must be a 422, never a 500, on every backend."""
+    body = assert_error(
+        await tenant.client.post("/v1/api-keys", json={"name": "bad\u0000name", "scopes": ["*"]}),
+        422,
+        "validation_error",
+    )
+    assert "NUL" in body["message"]
+    assert body["errors"][0]["field"] == "name"
+    nested = await tenant.client.post(
+        "/v1/api-keys", json={"name": "ok", "scopes": ["customers:read\u0000"]}
+    )
+    assert_error(nested, 422, "validation_error")
+    assert_error(await tenant.client.delete("/v1/api-keys/key_%00"), 422, "validation_error")
+    assert_error(await tenant.client.get("/v1/api-keys?cursor=%00"), 422, "validation_error")

@@ -169,6 +169,8 @@ def validation_error_from(exc: RequestValidationError) -> CorridorError:
 
 
 _HTTP_CODES = {
+    # FastAPI answers 400 itself when the body is not UTF-8 text (UnicodeDecodeError).
+    400: ("invalid_json", "Request body must be a JSON object"),
     404: ("not_found", "No such path"),
     413: ("payload_too_large", "Request body too large"),
     405: ("method_not_allowed", "Method not allowed on this path"),

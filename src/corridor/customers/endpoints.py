@@ -1,9 +1,324 @@
-"""HTTP endpoints of the customers domain."""
+"""HTTP endpoints of the customers domain: customers, their status and verification."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import json
+from typing import Annotated
 
+from fastapi import APIRouter, Depends, Query, Response
+
+from corridor.auth.callers import Caller
+from corridor.context import Context
+from corridor.customers import onboarding, service
+from corridor.customers.entity_schemas import AssociatedEntityRead
+from corridor.customers.onboarding_endpoints import router as onboarding_router
+from corridor.customers.schemas import (
+    BusinessCustomerCreate,
+    BusinessVerification,
+    CapabilitiesRead,
+    CapabilityRead,
+    ComplianceRequirementsRead,
+    CustomerAccount,
+    CustomerRead,
+    CustomerUpdate,
+    IndividualCustomerCreate,
+    IndividualVerification,
+    RequirementRead,
+    SandboxVerificationStatus,
+    VerificationStatusRead,
+)
+from corridor.customers.states import CustomerStatus, CustomerType, capabilities
+from corridor.errors import SandboxOnly, ValidationFailed
 from corridor.kit.openapi import ERROR_RESPONSES
+from corridor.kit.pagination import ListResponse, PageRequest, page_request
+from corridor.models.customer import Customer
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
+
+EXPANSIONS = ("accounts", "associatedEntities", "verification")
+TAGS: list[str] = ["Customers"]
+
+
+def reader(context: Context) -> Caller:
+    context.caller.require_scope("customers:read")
+    return context.caller
+
+
+def writer(context: Context) -> Caller:
+    context.caller.require_scope("customers:write")
+    return context.caller
+
+
+@router.post(
+    "/customers/individual",
+    status_code=201,
+    response_model=CustomerRead,
+    tags=TAGS,
+    summary="Create an individual customer",
+)
+async def create_individual_customer(body: IndividualCustomerCreate, context: Context) -> Response:
+    """The customer starts INCOMPLETE; `tosAcceptanceId` must be an ACCEPTED acceptance."""
+    customer = await service.create_individual(
+        context.session, caller=writer(context), data=body, now=context.now()
+    )
+    return await context.respond(CustomerRead.of(customer), status=201)
+
+
+@router.post(
+    "/customers/business",
+    status_code=201,
+    response_model=CustomerRead,
+    tags=TAGS,
+    summary="Create a business customer",
+)
+async def create_business_customer(body: BusinessCustomerCreate, context: Context) -> Response:
+    """The customer starts INCOMPLETE; add associated entities before submitting it."""
+    customer = await service.create_business(
+        context.session, caller=writer(context), data=body, now=context.now()
+    )
+    return await context.respond(CustomerRead.of(customer), status=201)
+
+
+@router.get(
+    "/customers", response_model=ListResponse[CustomerRead], tags=TAGS, summary="List customers"
+)
+async def list_customers(
+    context: Context,
+    page: Annotated[PageRequest, Depends(page_request)],
+    status: Annotated[CustomerStatus | None, Query(description="Only this status")] = None,
+    type: Annotated[CustomerType | None, Query(description="INDIVIDUAL or BUSINESS")] = None,
+    email: Annotated[str | None, Query(max_length=320, description="Exact email")] = None,
+) -> ListResponse[CustomerRead]:
+    result = await service.list_customers(
+        context.session, caller=reader(context), page=page, status=status, type_=type, email=email
+    )
+    return ListResponse[CustomerRead](
+        data=[CustomerRead.of(customer) for customer in result.items],
+        next_cursor=result.next_cursor,
+        has_more=result.has_more,
+    )
+
+
+def _expansions(expand: str | None) -> list[str]:
+    if not expand:
+        return []
+    wanted = [part.strip() for part in expand.split(",") if part.strip()]
+    for part in wanted:
+        if part not in EXPANSIONS:
+            raise ValidationFailed(
+                "expand", f"unknown expansion {part!r}; use {', '.join(EXPANSIONS)}"
+            )
+    return wanted
+
+
+@router.get(
+    "/customers/{customer_id}",
+    response_model=CustomerRead,
+    tags=TAGS,
+    summary="Get a customer",
+)
+async def get_customer(
+    customer_id: str,
+    context: Context,
+    expand: Annotated[
+        str | None,
+        Query(
+            max_length=100,
+            description="Comma list of accounts, associatedEntities, verification",
+            examples=["accounts,verification"],
+        ),
+    ] = None,
+) -> Response:
+    """Expanded parts appear only when asked for: `accounts` (balance accounts, without
+    balances), `associatedEntities`, `verification` (as GET …/verification-status)."""
+    expansions = _expansions(expand)
+    customer = await service.get_customer(
+        context.session, caller=reader(context), customer_id=customer_id
+    )
+    body = CustomerRead.of(customer).to_json_dict()
+    for expansion in expansions:
+        body[expansion] = await _expansion(context, customer, expansion)
+    return Response(json.dumps(body, ensure_ascii=False), media_type="application/json")
+
+
+async def _expansion(context: Context, customer: Customer, expansion: str) -> object:
+    session = context.session
+    if expansion == "accounts":
+        accounts = await service.balance_accounts(session, customer)
+        return [CustomerAccount.model_validate(account).to_json_dict() for account in accounts]
+    if expansion == "associatedEntities":
+        entities = await service.associated_entities(session, customer)
+        return [AssociatedEntityRead.of(entity).to_json_dict() for entity in entities]
+    return (await onboarding.verification_status(session, customer)).to_json_dict()
+
+
+@router.patch(
+    "/customers/{customer_id}",
+    response_model=CustomerRead,
+    tags=TAGS,
+    summary="Update a customer",
+)
+async def update_customer(customer_id: str, body: CustomerUpdate, context: Context) -> Response:
+    """Only the fields sent change. An ARCHIVED customer cannot be changed (409)."""
+    customer = await service.update_customer(
+        context.session,
+        caller=writer(context),
+        customer_id=customer_id,
+        changes=body,
+        now=context.now(),
+    )
+    return await context.respond(CustomerRead.of(customer))
+
+
+@router.post(
+    "/customers/{customer_id}/archive",
+    response_model=CustomerRead,
+    tags=TAGS,
+    summary="Archive a customer",
+)
+async def archive_customer(customer_id: str, context: Context) -> Response:
+    """Final: an archived customer is kept for the record and can no longer change."""
+    customer = await service.archive_customer(
+        context.session, caller=writer(context), customer_id=customer_id, now=context.now()
+    )
+    return await context.respond(CustomerRead.of(customer))
+
+
+@router.get(
+    "/customers/{customer_id}/capabilities",
+    response_model=CapabilitiesRead,
+    tags=TAGS,
+    summary="What a customer may do",
+)
+async def get_capabilities(customer_id: str, context: Context) -> CapabilitiesRead:
+    """ACTIVE customers have every capability ACTIVE; customers still being verified have
+    them PENDING; rejected, suspended and archived customers INACTIVE."""
+    customer = await service.get_customer(
+        context.session, caller=reader(context), customer_id=customer_id
+    )
+    granted = capabilities(CustomerStatus(customer.status))
+    return CapabilitiesRead(
+        customer_id=customer.id,
+        capabilities=[CapabilityRead(name=name, status=status) for name, status in granted.items()],
+    )
+
+
+@router.get(
+    "/customers/{customer_id}/compliance-requirements",
+    response_model=ComplianceRequirementsRead,
+    tags=TAGS,
+    summary="Compliance requirements of a customer",
+)
+async def get_compliance_requirements(
+    customer_id: str, context: Context
+) -> ComplianceRequirementsRead:
+    """All must be satisfied before the customer can be submitted for verification."""
+    customer = await service.get_customer(
+        context.session, caller=reader(context), customer_id=customer_id
+    )
+    found = await service.compliance_requirements(context.session, customer)
+    return ComplianceRequirementsRead(
+        customer_id=customer.id,
+        satisfied=all(requirement.satisfied for requirement in found),
+        requirements=[RequirementRead.model_validate(requirement) for requirement in found],
+    )
+
+
+@router.put(
+    "/customers/{customer_id}/individual-verification",
+    response_model=VerificationStatusRead,
+    tags=["Verification"],
+    summary="Save individual verification answers",
+)
+async def save_individual_verification(
+    customer_id: str, body: IndividualVerification, context: Context
+) -> Response:
+    """Saves the answers given (others keep their saved value). The status does not change:
+    submit the customer when every requirement is met. 409 for a business customer."""
+    customer = await onboarding.save_individual_verification(
+        context.session,
+        caller=writer(context),
+        customer_id=customer_id,
+        answers=body,
+        now=context.now(),
+    )
+    return await context.respond(await onboarding.verification_status(context.session, customer))
+
+
+@router.put(
+    "/customers/{customer_id}/business-verification",
+    response_model=VerificationStatusRead,
+    tags=["Verification"],
+    summary="Save business verification answers",
+)
+async def save_business_verification(
+    customer_id: str, body: BusinessVerification, context: Context
+) -> Response:
+    """Saves the answers given (others keep their saved value). The status does not change:
+    submit the customer when every requirement is met. 409 for an individual customer."""
+    customer = await onboarding.save_business_verification(
+        context.session,
+        caller=writer(context),
+        customer_id=customer_id,
+        answers=body,
+        now=context.now(),
+    )
+    return await context.respond(await onboarding.verification_status(context.session, customer))
+
+
+@router.post(
+    "/customers/{customer_id}/submit-verification",
+    response_model=CustomerRead,
+    tags=["Verification"],
+    summary="Submit a customer for verification",
+)
+async def submit_verification(customer_id: str, context: Context) -> Response:
+    """INCOMPLETE → UNDER_REVIEW when every compliance requirement is met (else 422 with
+    each missing one in `errors`); RFI_PENDING → UNDER_REVIEW when every step of the
+    request for information is complete."""
+    customer = await service.submit_verification(
+        context.session, caller=writer(context), customer_id=customer_id, now=context.now()
+    )
+    return await context.respond(CustomerRead.of(customer))
+
+
+@router.get(
+    "/customers/{customer_id}/verification-status",
+    response_model=VerificationStatusRead,
+    tags=["Verification"],
+    summary="Verification status of a customer",
+)
+async def get_verification_status(customer_id: str, context: Context) -> VerificationStatusRead:
+    customer = await service.get_customer(
+        context.session, caller=reader(context), customer_id=customer_id
+    )
+    return await onboarding.verification_status(context.session, customer)
+
+
+@router.post(
+    "/sandbox/customers/{customer_id}/verification-status",
+    response_model=CustomerRead,
+    tags=["Sandbox"],
+    summary="Set a customer's verification status (sandbox)",
+)
+async def set_verification_status_in_sandbox(
+    customer_id: str, body: SandboxVerificationStatus, context: Context
+) -> Response:
+    """Stands in for the verification decision, walking the legal moves to the status
+    asked for (INCOMPLETE → ACTIVE passes UNDER_REVIEW). ACTIVE opens the balance
+    accounts; RFI_PENDING raises a request for information. 403 `sandbox_only` in production."""
+    if not context.settings.is_sandbox:
+        raise SandboxOnly()
+    context.caller.require_scope("sandbox:write")
+    customer = await service.set_status_in_sandbox(
+        context.session,
+        caller=context.caller,
+        customer_id=customer_id,
+        target=CustomerStatus(body.status.value),
+        reason=body.reason,
+        now=context.now(),
+    )
+    return await context.respond(CustomerRead.of(customer))
+
+
+router.include_router(onboarding_router)

@@ -21,6 +21,18 @@ class BodyTooLarge(HTTPException):
         super().__init__(status_code=413, detail="Request body too large")
 
 
+def _has_nul_character(scope: Scope) -> bool:
+    raw = scope.get("raw_path") or scope["path"].encode()
+    query = scope.get("query_string", b"")
+    return (
+        b"%00" in raw
+        or b"\x00" in raw
+        or b"%00" in query
+        or b"\x00" in query
+        or "\x00" in scope["path"]
+    )
+
+
 class RequestMiddleware:
     def __init__(self, app: ASGIApp, *, body_bytes_max: int) -> None:
         self.app = app
@@ -43,6 +55,17 @@ class RequestMiddleware:
             await send(message)
 
         try:
+            if _has_nul_character(scope):
+                await self._answer(
+                    send_with_request_id,
+                    CorridorError(
+                        "Path and query must not contain NUL (%00) characters",
+                        status=422,
+                        code="validation_error",
+                        errors=[{"field": "path", "message": "must not contain NUL characters"}],
+                    ),
+                )
+                return
             if self._declared_length(scope) > self.body_bytes_max:
                 await self._answer(
                     send_with_request_id,

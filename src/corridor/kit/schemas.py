@@ -12,6 +12,7 @@ from pydantic import (
     Field,
     PlainSerializer,
     StrictStr,
+    field_validator,
     model_validator,
 )
 from pydantic.alias_generators import to_camel
@@ -20,10 +21,34 @@ from corridor.kit.clock import isoformat_z
 from corridor.kit.money import MoneyError, amount_object, currency, parse_minor_units
 
 
+def contains_nul_character(value: Any) -> bool:
+    """Whether text anywhere inside `value` holds a NUL character (PostgreSQL cannot store one)."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list | tuple | set | frozenset):
+            pending.extend(item)
+    return False
+
+
 class RequestModel(BaseModel):
-    """A request body: camelCase names only, unknown fields refused."""
+    """A request body: camelCase names only, unknown fields refused, no NUL characters."""
 
     model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=False)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _refuse_nul_characters(cls, value: Any) -> Any:
+        # Nested request models check their own fields, so only plain values are walked here.
+        if not isinstance(value, BaseModel) and contains_nul_character(value):
+            raise ValueError("must not contain NUL (\\u0000) characters")
+        return value
 
 
 class ResponseModel(BaseModel):

@@ -1,0 +1,168 @@
+"""Queries of customers and their onboarding rows, always filtered to what the caller may see."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Select, delete, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from corridor.auth.callers import Caller
+from corridor.models.customer import (
+    AssociatedEntity,
+    Customer,
+    EnhancedDiligenceRfi,
+    TermsOfServiceAcceptance,
+    VerificationSession,
+)
+from corridor.models.ledger import LedgerAccount
+
+CUSTOMER_BALANCE = "CUSTOMER_BALANCE"
+
+
+def _locked(session: AsyncSession, statement: Select[Any]) -> Select[Any]:
+    # SQLite serialises writers already (BEGIN IMMEDIATE); PostgreSQL needs the row lock.
+    if session.bind is not None and session.bind.dialect.name != "sqlite":
+        return statement.with_for_update()
+    return statement
+
+
+def visible_customers(caller: Caller) -> Select[tuple[Customer]]:
+    """The customers this caller may see: its organization's, or only the one it is bound to."""
+    statement = select(Customer).where(Customer.organization_id == caller.organization_id)
+    if caller.customer_id is not None:
+        statement = statement.where(Customer.id == caller.customer_id)
+    return statement
+
+
+def filtered_customers(
+    caller: Caller, *, status: str | None, type_: str | None, email: str | None
+) -> Select[tuple[Customer]]:
+    statement = visible_customers(caller)
+    if status is not None:
+        statement = statement.where(Customer.status == status)
+    if type_ is not None:
+        statement = statement.where(Customer.type == type_)
+    if email is not None:
+        statement = statement.where(func.lower(Customer.email) == email.lower())
+    return statement
+
+
+async def customer(
+    session: AsyncSession, caller: Caller, customer_id: str, *, for_update: bool = False
+) -> Customer | None:
+    statement = visible_customers(caller).where(Customer.id == customer_id)
+    if for_update:
+        statement = _locked(session, statement).execution_options(populate_existing=True)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def customer_id_using_terms(session: AsyncSession, acceptance_id: str) -> str | None:
+    statement = select(Customer.id).where(Customer.tos_acceptance_id == acceptance_id)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def terms_of_service_acceptance(
+    session: AsyncSession, organization_id: str, acceptance_id: str, *, for_update: bool = False
+) -> TermsOfServiceAcceptance | None:
+    statement = select(TermsOfServiceAcceptance).where(
+        TermsOfServiceAcceptance.organization_id == organization_id,
+        TermsOfServiceAcceptance.id == acceptance_id,
+    )
+    if for_update:
+        statement = _locked(session, statement).execution_options(populate_existing=True)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def balance_accounts(session: AsyncSession, customer: Customer) -> Sequence[LedgerAccount]:
+    statement = (
+        select(LedgerAccount)
+        .where(
+            LedgerAccount.organization_id == customer.organization_id,
+            LedgerAccount.customer_id == customer.id,
+            LedgerAccount.kind == CUSTOMER_BALANCE,
+        )
+        .order_by(LedgerAccount.id)
+    )
+    return list((await session.execute(statement)).scalars())
+
+
+async def associated_entities(
+    session: AsyncSession, customer: Customer
+) -> Sequence[AssociatedEntity]:
+    statement = (
+        select(AssociatedEntity)
+        .where(
+            AssociatedEntity.organization_id == customer.organization_id,
+            AssociatedEntity.customer_id == customer.id,
+        )
+        .order_by(AssociatedEntity.id)
+    )
+    return list((await session.execute(statement)).scalars())
+
+
+async def associated_entity(
+    session: AsyncSession, customer: Customer, entity_id: str
+) -> AssociatedEntity | None:
+    statement = select(AssociatedEntity).where(
+        AssociatedEntity.organization_id == customer.organization_id,
+        AssociatedEntity.customer_id == customer.id,
+        AssociatedEntity.id == entity_id,
+    )
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def delete_associated_entity(session: AsyncSession, entity: AssociatedEntity) -> None:
+    # Its verification links go with it; deleted explicitly so no backend relies on cascades.
+    await session.execute(
+        delete(VerificationSession).where(VerificationSession.associated_entity_id == entity.id)
+    )
+    await session.delete(entity)
+    await session.flush()
+
+
+async def pending_rfi(
+    session: AsyncSession, customer: Customer, *, for_update: bool = False
+) -> EnhancedDiligenceRfi | None:
+    statement = (
+        select(EnhancedDiligenceRfi)
+        .where(
+            EnhancedDiligenceRfi.organization_id == customer.organization_id,
+            EnhancedDiligenceRfi.customer_id == customer.id,
+            EnhancedDiligenceRfi.status == "PENDING",
+        )
+        .order_by(EnhancedDiligenceRfi.id.desc())
+        .limit(1)
+    )
+    if for_update:
+        statement = _locked(session, statement).execution_options(populate_existing=True)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def verification_session(
+    session: AsyncSession, caller: Caller, session_id: str
+) -> VerificationSession | None:
+    statement = select(VerificationSession).where(
+        VerificationSession.organization_id == caller.organization_id,
+        VerificationSession.id == session_id,
+    )
+    if caller.customer_id is not None:
+        statement = statement.where(VerificationSession.customer_id == caller.customer_id)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def latest_verification_session(
+    session: AsyncSession, customer: Customer
+) -> VerificationSession | None:
+    statement = (
+        select(VerificationSession)
+        .where(
+            VerificationSession.organization_id == customer.organization_id,
+            VerificationSession.customer_id == customer.id,
+            VerificationSession.associated_entity_id.is_(None),
+        )
+        .order_by(VerificationSession.id.desc())
+        .limit(1)
+    )
+    return (await session.execute(statement)).scalar_one_or_none()

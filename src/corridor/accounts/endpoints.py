@@ -1,9 +1,164 @@
-"""HTTP endpoints of the accounts domain."""
+"""HTTP endpoints of the accounts domain: balance accounts, balances, balance transactions,
+and sandbox funding."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
 
+from fastapi import APIRouter, Depends, Query, Request, Response
+
+from corridor.accounts import service
+from corridor.accounts.schemas import AccountRead, BalanceRead, BalanceTransactionRead, SandboxFund
+from corridor.auth.dependencies import CurrentCaller
+from corridor.context import Context
+from corridor.errors import SandboxOnly, ValidationFailed
+from corridor.kit.money import is_supported_currency
 from corridor.kit.openapi import ERROR_RESPONSES
+from corridor.kit.pagination import ListResponse, PageRequest, page_request
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
+
+TAGS: list[str] = ["Accounts"]
+READ_SCOPE = "accounts:read"
+FUND_SCOPE = "sandbox:write"
+id_chars_max = 64
+
+Page = Annotated[PageRequest, Depends(page_request)]
+
+
+def _account_list(page) -> ListResponse[AccountRead]:
+    return ListResponse[AccountRead](
+        data=[AccountRead.of(account) for account in page.items],
+        next_cursor=page.next_cursor,
+        has_more=page.has_more,
+    )
+
+
+@router.get(
+    "/accounts",
+    response_model=ListResponse[AccountRead],
+    tags=TAGS,
+    summary="List balance accounts",
+)
+async def list_accounts(
+    context: Context,
+    page: Page,
+    customer_id: Annotated[
+        str | None,
+        Query(
+            alias="customerId",
+            max_length=id_chars_max,
+            description="Only this customer's accounts",
+            examples=["cus_01jd3x0p6x9e3k2v1m8q4r7s5t"],
+        ),
+    ] = None,
+    currency: Annotated[
+        str | None,
+        Query(max_length=10, description="Only accounts in this currency", examples=["USD"]),
+    ] = None,
+) -> ListResponse[AccountRead]:
+    """Customers' balance accounts, newest first. A caller bound to a customer sees its own."""
+    context.caller.require_scope(READ_SCOPE)
+    if currency is not None and not is_supported_currency(currency):
+        raise ValidationFailed("currency", f"unsupported currency {currency!r}")
+    found = await service.list_accounts(
+        context.session,
+        caller=context.caller,
+        customer_id=customer_id,
+        currency=currency,
+        page=page,
+    )
+    return _account_list(found)
+
+
+@router.get(
+    "/customers/{customer_id}/accounts",
+    response_model=ListResponse[AccountRead],
+    tags=TAGS,
+    summary="List a customer's balance accounts",
+)
+async def list_customer_accounts(
+    customer_id: str, context: Context, page: Page
+) -> ListResponse[AccountRead]:
+    """One account per currency of the organization's configuration, opened when the
+    customer became ACTIVE; empty before that."""
+    context.caller.require_scope(READ_SCOPE)
+    found = await service.list_customer_accounts(
+        context.session, caller=context.caller, customer_id=customer_id, page=page
+    )
+    return _account_list(found)
+
+
+@router.get(
+    "/accounts/{account_id}", response_model=AccountRead, tags=TAGS, summary="Get a balance account"
+)
+async def get_account(account_id: str, context: Context) -> AccountRead:
+    context.caller.require_scope(READ_SCOPE)
+    account = await service.get_account(
+        context.session, caller=context.caller, account_id=account_id
+    )
+    return AccountRead.of(account)
+
+
+@router.get(
+    "/accounts/{account_id}/balance",
+    response_model=BalanceRead,
+    tags=TAGS,
+    summary="Get an account's balance",
+)
+async def get_balance(account_id: str, context: Context) -> BalanceRead:
+    """`available` may be spent now (posted minus pending debits); `pending` is incoming
+    money not yet available; `total` is both."""
+    context.caller.require_scope(READ_SCOPE)
+    account = await service.get_account(
+        context.session, caller=context.caller, account_id=account_id
+    )
+    return BalanceRead.of(account, as_of=context.now())
+
+
+@router.get(
+    "/accounts/{account_id}/balance-transactions",
+    response_model=ListResponse[BalanceTransactionRead],
+    tags=TAGS,
+    summary="List an account's balance transactions",
+)
+async def list_balance_transactions(
+    account_id: str, context: Context, page: Page
+) -> ListResponse[BalanceTransactionRead]:
+    """Every movement of the balance, newest first; `balanceAfter` is the posted balance
+    once the transaction applied."""
+    context.caller.require_scope(READ_SCOPE)
+    found = await service.balance_transactions(
+        context.session, caller=context.caller, account_id=account_id, page=page
+    )
+    return ListResponse[BalanceTransactionRead](
+        data=found.items, next_cursor=found.next_cursor, has_more=found.has_more
+    )
+
+
+async def _sandbox_only(request: Request, caller: CurrentCaller) -> None:
+    """Refused in production before the body is even validated (after authentication)."""
+    if not request.app.state.settings.is_sandbox:
+        raise SandboxOnly()
+
+
+@router.post(
+    "/sandbox/accounts/{account_id}/fund",
+    response_model=BalanceRead,
+    tags=["Sandbox"],
+    summary="Fund a balance account (sandbox)",
+    dependencies=[Depends(_sandbox_only)],
+)
+async def fund_account(account_id: str, body: SandboxFund, context: Context) -> Response:
+    """Adds money to an ACTIVE customer's account, in the account's currency, and answers
+    with the balance after it. Emits `account.funded`. Sandbox only (403 `sandbox_only`)."""
+    context.caller.require_scope(FUND_SCOPE)
+    account = await service.fund_in_sandbox(
+        context.session,
+        caller=context.caller,
+        account_id=account_id,
+        amount=body.amount.minor_units,
+        currency=body.amount.currency,
+        now=context.now(),
+    )
+    return await context.respond(BalanceRead.of(account, as_of=context.now()))

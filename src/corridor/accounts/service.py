@@ -1,43 +1,49 @@
-"""Balance accounts: opened when a customer becomes ACTIVE, one per configured currency."""
+"""Balance accounts: opened when a customer becomes ACTIVE, one per configured currency;
+read with their balances and history; funded from nowhere in the sandbox."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from corridor.kit.ids import new_id
+from corridor.accounts import repository
+from corridor.accounts.schemas import BalanceTransactionRead
+from corridor.auth.callers import Caller
+from corridor.errors import InvalidState, NotFound, ValidationFailed
+from corridor.kit.ids import looks_like_id, new_id
+from corridor.kit.outbox import emit
+from corridor.kit.pagination import Page, PageRequest, fetch_page
+from corridor.ledger import repository as ledger_repository
+from corridor.ledger import rules
+from corridor.ledger import service as ledger
 from corridor.models.customer import Customer
-from corridor.models.ledger import LedgerAccount
-from corridor.models.organization import Organization
+from corridor.models.ledger import LedgerAccount, Posting
 
-CUSTOMER_BALANCE = "CUSTOMER_BALANCE"
+CUSTOMER_BALANCE = rules.CUSTOMER_BALANCE
+DEFAULT_ACCOUNT_CURRENCIES = ("USD", "USDC")
+ACTIVE = "ACTIVE"
 
 
 def customer_balance_purpose(customer_id: str, currency_code: str) -> str:
     return f"{CUSTOMER_BALANCE}:{customer_id}:{currency_code}"
 
 
-async def open_balance_accounts(session: AsyncSession, *, customer: Customer, now: datetime) -> list[LedgerAccount]:
+async def open_balance_accounts(
+    session: AsyncSession, *, customer: Customer, now: datetime
+) -> list[LedgerAccount]:
     """Open the customer's missing balance accounts; returns the ones opened now.
 
     Called in the transaction that makes the customer ACTIVE. Reactivating a customer
     opens nothing twice: an account exists once per customer and currency.
     """
-    organization = await session.get(Organization, customer.organization_id)
+    organization = await repository.organization(session, customer.organization_id)
     assert organization is not None
-    currencies = organization.configuration.get("accountCurrencies") or ["USD", "USDC"]
-    existing = set(
-        (
-            await session.execute(
-                select(LedgerAccount.currency).where(
-                    LedgerAccount.organization_id == customer.organization_id,
-                    LedgerAccount.customer_id == customer.id,
-                    LedgerAccount.kind == CUSTOMER_BALANCE,
-                )
-            )
-        ).scalars()
+    currencies = organization.configuration.get("accountCurrencies") or list(
+        DEFAULT_ACCOUNT_CURRENCIES
+    )
+    existing = await repository.currencies_of_customer(
+        session, organization_id=customer.organization_id, customer_id=customer.id
     )
     opened = []
     for currency_code in currencies:
@@ -50,7 +56,7 @@ async def open_balance_accounts(session: AsyncSession, *, customer: Customer, no
             kind=CUSTOMER_BALANCE,
             purpose=customer_balance_purpose(customer.id, currency_code),
             currency=currency_code,
-            status="OPEN",
+            status=ledger.OPEN,
             allow_negative=False,
             posted_balance=0,
             pending_debits=0,
@@ -62,3 +68,128 @@ async def open_balance_accounts(session: AsyncSession, *, customer: Customer, no
         opened.append(account)
     await session.flush()
     return opened
+
+
+async def list_accounts(
+    session: AsyncSession,
+    *,
+    caller: Caller,
+    customer_id: str | None,
+    currency: str | None,
+    page: PageRequest,
+) -> Page[LedgerAccount]:
+    caller.require_customer_binding()
+    statement = repository.visible_accounts(caller, customer_id=customer_id, currency=currency)
+    return await fetch_page(session, statement, LedgerAccount.id, page)
+
+
+async def list_customer_accounts(
+    session: AsyncSession, *, caller: Caller, customer_id: str, page: PageRequest
+) -> Page[LedgerAccount]:
+    caller.require_customer_binding()
+    if not looks_like_id(customer_id, "cus"):
+        raise NotFound("customer", customer_id)
+    customer = await repository.customer_of_organization(
+        session, organization_id=caller.organization_id, customer_id=customer_id
+    )
+    if customer is None or not caller.may_see_customer(customer.id):
+        raise NotFound("customer", customer_id)
+    statement = repository.visible_accounts(caller, customer_id=customer.id)
+    return await fetch_page(session, statement, LedgerAccount.id, page)
+
+
+async def get_account(session: AsyncSession, *, caller: Caller, account_id: str) -> LedgerAccount:
+    """The account, if this caller may see it; another organization's id is simply unknown."""
+    caller.require_customer_binding()
+    if not looks_like_id(account_id, "acc"):
+        raise NotFound("account", account_id)
+    account = await repository.visible_account(session, caller, account_id)
+    if account is None or not caller.may_see_account(account.id, account.customer_id):
+        raise NotFound("account", account_id)
+    return account
+
+
+async def balance_transactions(
+    session: AsyncSession, *, caller: Caller, account_id: str, page: PageRequest
+) -> Page[BalanceTransactionRead]:
+    """The account's postings, newest first, each with its journal entry's description."""
+    account = await get_account(session, caller=caller, account_id=account_id)
+    found = await fetch_page(
+        session, ledger_repository.postings_of_account(account.id), Posting.id, page
+    )
+    descriptions = await ledger_repository.entry_descriptions(
+        session, [posting.journal_entry_id for posting in found.items]
+    )
+    return Page(
+        items=[
+            BalanceTransactionRead.of(posting, description=descriptions[posting.journal_entry_id])
+            for posting in found.items
+        ],
+        next_cursor=found.next_cursor,
+        has_more=found.has_more,
+    )
+
+
+async def fund_in_sandbox(
+    session: AsyncSession,
+    *,
+    caller: Caller,
+    account_id: str,
+    amount: int,
+    currency: str,
+    now: datetime,
+) -> LedgerAccount:
+    """Credit a customer's account from the organization's SANDBOX_FUNDING account.
+
+    The entry and its `account.funded` event commit together with the caller's unit of
+    work. Returns the account after the credit.
+    """
+    account = await get_account(session, caller=caller, account_id=account_id)
+    if currency != account.currency:
+        raise ValidationFailed(
+            "amount.currency", f"must be the account's currency, {account.currency}"
+        )
+    if amount <= 0:
+        raise ValidationFailed("amount.value", "must be greater than zero")
+    assert account.customer_id is not None
+    customer = await repository.customer_of_organization(
+        session, organization_id=caller.organization_id, customer_id=account.customer_id
+    )
+    assert customer is not None, "a balance account belongs to a customer of its organization"
+    if customer.status != ACTIVE:
+        raise InvalidState(
+            f"Customer {customer.id} is {customer.status}; only ACTIVE customers move money",
+            current_status=customer.status,
+        )
+    funding = await ledger.system_account(
+        session,
+        organization_id=caller.organization_id,
+        kind=rules.SANDBOX_FUNDING,
+        currency=currency,
+        now=now,
+    )
+    posted = await ledger.post_entry(
+        session,
+        organization_id=caller.organization_id,
+        kind=rules.ENTRY_SANDBOX_FUNDING,
+        description="Sandbox funding",
+        lines=rules.movement(
+            debit_account_id=funding.id,
+            credit_account_id=account.id,
+            amount=amount,
+            currency=currency,
+        ),
+        now=now,
+    )
+    transaction = BalanceTransactionRead.of(
+        posted.posting_on(account.id), description=posted.journal_entry.description
+    )
+    emit(
+        session,
+        organization_id=caller.organization_id,
+        event_type="account.funded",
+        data=transaction.to_json_dict(),
+        tags=[account.id, customer.id],
+        at=now,
+    )
+    return account

@@ -32,7 +32,9 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     ),
     403: _error("`forbidden`, `sandbox_only` or `customer_binding_required`"),
     404: _error("`not_found`: unknown id, or an id of another organization"),
-    409: _error("`invalid_state`, `idempotency_key_reused` or `idempotency_key_in_progress`"),
+    409: _error(
+        "`invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress`"
+    ),
     413: _error("`payload_too_large`: body over 1 MiB"),
     422: _error("`validation_error`: field-level problems, listed in `errors`"),
 }

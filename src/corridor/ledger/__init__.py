@@ -1,0 +1,1 @@
+"""The double-entry ledger: journal entries, postings, balances and their invariants."""

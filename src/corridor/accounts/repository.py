@@ -1,0 +1,62 @@
+"""Queries for balance accounts: only customers' accounts, never the system's own."""
+
+from __future__ import annotations
+
+from sqlalchemy import Select, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from corridor.auth.callers import Caller
+from corridor.ledger.rules import CUSTOMER_BALANCE
+from corridor.models.customer import Customer
+from corridor.models.ledger import LedgerAccount
+from corridor.models.organization import Organization
+
+
+def visible_accounts(
+    caller: Caller, *, customer_id: str | None = None, currency: str | None = None
+) -> Select[tuple[LedgerAccount]]:
+    """Balance accounts of the caller's organization that the caller may see."""
+    statement = select(LedgerAccount).where(
+        LedgerAccount.organization_id == caller.organization_id,
+        LedgerAccount.kind == CUSTOMER_BALANCE,
+    )
+    if caller.customer_id is not None:
+        statement = statement.where(LedgerAccount.customer_id == caller.customer_id)
+    if caller.account_ids is not None:
+        statement = statement.where(LedgerAccount.id.in_(sorted(caller.account_ids)))
+    if customer_id is not None:
+        statement = statement.where(LedgerAccount.customer_id == customer_id)
+    if currency is not None:
+        statement = statement.where(LedgerAccount.currency == currency)
+    return statement
+
+
+async def visible_account(
+    session: AsyncSession, caller: Caller, account_id: str
+) -> LedgerAccount | None:
+    statement = visible_accounts(caller).where(LedgerAccount.id == account_id)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def customer_of_organization(
+    session: AsyncSession, *, organization_id: str, customer_id: str
+) -> Customer | None:
+    statement = select(Customer).where(
+        Customer.organization_id == organization_id, Customer.id == customer_id
+    )
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def organization(session: AsyncSession, organization_id: str) -> Organization | None:
+    return await session.get(Organization, organization_id)
+
+
+async def currencies_of_customer(
+    session: AsyncSession, *, organization_id: str, customer_id: str
+) -> set[str]:
+    statement = select(LedgerAccount.currency).where(
+        LedgerAccount.organization_id == organization_id,
+        LedgerAccount.customer_id == customer_id,
+        LedgerAccount.kind == CUSTOMER_BALANCE,
+    )
+    return set((await session.execute(statement)).scalars())

@@ -88,7 +88,11 @@ async def _claim_idempotency_key(request: Request, caller: Caller) -> idempotenc
         organization_id=caller.organization_id,
         key=key,
         request_fingerprint=idempotency.fingerprint(
-            request.method, request.url.path, await request.body()
+            request.method,
+            request.url.path,
+            await request.body(),
+            # The credential (or console user) and the customer it is bound to, if any.
+            caller=f"{caller.actor_id} {caller.customer_id or ''}",
         ),
         now=state.clock.now(),
         lifetime_s=state.settings.idempotency_key_lifetime_s,

@@ -56,15 +56,18 @@ class StoredResponse:
     body: str
 
 
-def fingerprint(method: str, path: str, body: bytes) -> str:
-    """Same method, path and JSON body (whatever its spacing or key order) → same fingerprint."""
+def fingerprint(method: str, path: str, body: bytes, *, caller: str) -> str:
+    """Same caller, method, path and JSON body (whatever its spacing or key order) → same
+    fingerprint. The caller is part of it so a stored answer (a key's secret, a resource the
+    other caller may not read) is never replayed to anyone but the caller who got it first."""
     try:
         canonical = json.dumps(json.loads(body), sort_keys=True, separators=(",", ":")).encode()
     except (ValueError, UnicodeDecodeError):
         canonical = body
     digest = hashlib.sha256()
-    for part in (method.upper().encode(), b"\n", path.encode(), b"\n", canonical):
+    for part in (caller.encode(), b"\n", method.upper().encode(), b"\n", path.encode(), b"\n"):
         digest.update(part)
+    digest.update(canonical)
     return digest.hexdigest()
 
 

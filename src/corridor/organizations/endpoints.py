@@ -1,9 +1,147 @@
-"""HTTP endpoints of the organizations domain."""
+"""HTTP endpoints of the organizations domain: the caller's organization, its configuration
+and the organizations below it."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
 
+from fastapi import APIRouter, Depends, Response
+
+from corridor.context import Context
 from corridor.kit.openapi import ERROR_RESPONSES
+from corridor.kit.pagination import ListResponse, PageRequest, page_request
+from corridor.organizations import service
+from corridor.organizations.schemas import (
+    ConfigurationRead,
+    ConfigurationUpdate,
+    OrganizationCreate,
+    OrganizationRead,
+    OrganizationUpdate,
+)
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
+TAGS: list[str] = ["Organizations"]
+
+READ_SCOPE = "organizations:read"
+WRITE_SCOPE = "organizations:write"
+
+
+@router.get(
+    "/organizations/current",
+    response_model=OrganizationRead,
+    tags=TAGS,
+    summary="Get the caller's organization",
+)
+async def get_current_organization(context: Context) -> OrganizationRead:
+    context.caller.require_scope(READ_SCOPE)
+    organization = await service.get_organization(
+        context.session, organization_id=context.caller.organization_id
+    )
+    return OrganizationRead.model_validate(organization)
+
+
+@router.patch(
+    "/organizations/current",
+    response_model=OrganizationRead,
+    tags=TAGS,
+    summary="Update the caller's organization",
+)
+async def update_current_organization(body: OrganizationUpdate, context: Context) -> Response:
+    context.caller.require_scope(WRITE_SCOPE)
+    organization = await service.update_organization(
+        context.session,
+        organization_id=context.caller.organization_id,
+        name=body.name,
+        now=context.now(),
+    )
+    return await context.respond(OrganizationRead.model_validate(organization))
+
+
+@router.get(
+    "/organizations/current/configuration",
+    response_model=ConfigurationRead,
+    tags=TAGS,
+    summary="Get the organization's configuration",
+)
+async def get_configuration(context: Context) -> ConfigurationRead:
+    context.caller.require_scope(READ_SCOPE)
+    organization = await service.get_organization(
+        context.session, organization_id=context.caller.organization_id
+    )
+    return ConfigurationRead.of(service.configuration_of(organization))
+
+
+@router.patch(
+    "/organizations/current/configuration",
+    response_model=ConfigurationRead,
+    tags=TAGS,
+    summary="Update the organization's configuration",
+)
+async def update_configuration(body: ConfigurationUpdate, context: Context) -> Response:
+    """Only the fields sent change; `null` clears a nullable field."""
+    context.caller.require_scope(WRITE_SCOPE)
+    configuration = await service.update_configuration(
+        context.session,
+        caller=context.caller,
+        organization_id=context.caller.organization_id,
+        changes=body.changes(),
+        now=context.now(),
+    )
+    return await context.respond(ConfigurationRead.of(configuration))
+
+
+@router.post(
+    "/organizations",
+    status_code=201,
+    response_model=OrganizationRead,
+    tags=TAGS,
+    summary="Create a child organization",
+)
+async def create_organization(body: OrganizationCreate, context: Context) -> Response:
+    """The new organization's parent is the caller's; it starts with the default configuration.
+    Needs a console session or an unrestricted key."""
+    context.caller.require_unrestricted("create organizations")
+    child = await service.create_child_organization(
+        context.session,
+        parent_id=context.caller.organization_id,
+        name=body.name,
+        kind=body.kind,
+        now=context.now(),
+    )
+    return await context.respond(OrganizationRead.model_validate(child), status=201)
+
+
+@router.get(
+    "/organizations",
+    response_model=ListResponse[OrganizationRead],
+    tags=TAGS,
+    summary="List organizations in scope",
+)
+async def list_organizations(
+    context: Context, page: Annotated[PageRequest, Depends(page_request)]
+) -> ListResponse[OrganizationRead]:
+    """The caller's organization and every organization below it, newest first."""
+    context.caller.require_scope(READ_SCOPE)
+    result = await service.list_organizations_in_scope(
+        context.session, organization_id=context.caller.organization_id, page=page
+    )
+    return ListResponse[OrganizationRead](
+        data=[OrganizationRead.model_validate(item) for item in result.items],
+        next_cursor=result.next_cursor,
+        has_more=result.has_more,
+    )
+
+
+@router.get(
+    "/organizations/{organization_id}",
+    response_model=OrganizationRead,
+    tags=TAGS,
+    summary="Get an organization in scope",
+)
+async def get_organization(organization_id: str, context: Context) -> OrganizationRead:
+    """The caller's organization or one below it; any other id is not found."""
+    context.caller.require_scope(READ_SCOPE)
+    organization = await service.get_organization_in_scope(
+        context.session, organization_id=context.caller.organization_id, target_id=organization_id
+    )
+    return OrganizationRead.model_validate(organization)

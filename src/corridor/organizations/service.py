@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth import service as auth_service
+from corridor.auth.callers import Caller
 from corridor.auth.scopes import UNRESTRICTED
 from corridor.auth.secrets import random_token
-from corridor.kit.ids import new_id
+from corridor.errors import Conflict, NotFound
+from corridor.kit.ids import looks_like_id, new_id
 from corridor.kit.outbox import emit
+from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.access import ApiKey, ConsoleUser
 from corridor.models.organization import Organization
+from corridor.organizations import configuration as rules
 from corridor.organizations import repository
+from corridor.organizations.configuration import Configuration
+from corridor.organizations.schemas import ConfigurationRead, OrganizationRead
 
-DEFAULT_CONFIGURATION: dict[str, Any] = {"accountCurrencies": ["USD", "USDC"]}
+DEFAULT_CONFIGURATION: Mapping[str, Any] = rules.DEFAULT_DOCUMENT
 
 
 async def create_organization(
@@ -33,7 +40,7 @@ async def create_organization(
         name=name,
         kind=kind,
         parent_id=parent_id,
-        configuration=dict(DEFAULT_CONFIGURATION),
+        configuration=rules.to_document(Configuration()),
         created_at=now,
         updated_at=now,
     )
@@ -82,7 +89,7 @@ async def bootstrap_organization(
         session,
         organization_id=organization.id,
         event_type="organization.created",
-        data={"id": organization.id, "name": organization.name},
+        data=_organization_data(organization),
         tags=[organization.id],
         at=now,
     )
@@ -93,3 +100,124 @@ async def bootstrap_organization(
 
 async def any_organization_exists(session: AsyncSession) -> bool:
     return await repository.count_organizations(session) > 0
+
+
+# --- Reading and changing organizations ---------------------------------------------------
+
+
+def _organization_data(organization: Organization) -> dict[str, Any]:
+    return OrganizationRead.model_validate(organization).to_json_dict()
+
+
+def configuration_of(organization: Organization) -> Configuration:
+    return rules.from_document(organization.configuration)
+
+
+async def get_organization(session: AsyncSession, *, organization_id: str) -> Organization:
+    organization = await repository.organization_by_id(session, organization_id)
+    if organization is None:
+        raise NotFound("organization", organization_id)
+    return organization
+
+
+async def _locked_organization(session: AsyncSession, organization_id: str) -> Organization:
+    organization = await repository.lock_organization(session, organization_id)
+    if organization is None:
+        raise NotFound("organization", organization_id)
+    return organization
+
+
+async def update_organization(
+    session: AsyncSession, *, organization_id: str, name: str | None, now: datetime
+) -> Organization:
+    """Rename the organization; an update that changes nothing emits no event."""
+    organization = await _locked_organization(session, organization_id)
+    if name is None or name == organization.name:
+        return organization
+    organization.name = name
+    organization.updated_at = now
+    await session.flush()
+    emit(
+        session,
+        organization_id=organization.id,
+        event_type="organization.updated",
+        data=_organization_data(organization),
+        tags=[organization.id],
+        at=now,
+    )
+    return organization
+
+
+async def update_configuration(
+    session: AsyncSession,
+    *,
+    caller: Caller,
+    organization_id: str,
+    changes: Mapping[str, Any],
+    now: datetime,
+) -> Configuration:
+    """Merge `changes` (fields of `Configuration`) into the stored configuration."""
+    organization = await _locked_organization(session, organization_id)
+    current = configuration_of(organization)
+    updated = replace(current, **changes)
+    if updated == current:
+        return current
+    if updated.transfer_authorization_threshold != current.transfer_authorization_threshold:
+        # The threshold decides which transfers need a second person: a restricted key
+        # (one leaked service credential) must not be able to lift it.
+        caller.require_unrestricted("change the transfer authorization threshold")
+    # A new dict, not a mutation: the JSON column only notices reassignment.
+    organization.configuration = rules.to_document(updated)
+    organization.updated_at = now
+    await session.flush()
+    emit(
+        session,
+        organization_id=organization.id,
+        event_type="organization.configuration_updated",
+        data=ConfigurationRead.of(updated).to_json_dict(),
+        tags=[organization.id],
+        at=now,
+    )
+    return updated
+
+
+async def create_child_organization(
+    session: AsyncSession, *, parent_id: str, name: str, kind: str, now: datetime
+) -> Organization:
+    """A new organization below `parent_id`, with the default configuration."""
+    if await repository.depth_of(session, parent_id) >= repository.organization_depth_max:
+        raise Conflict(
+            f"Organizations nest at most {repository.organization_depth_max} levels deep"
+        )
+    child = await create_organization(session, name=name, kind=kind, parent_id=parent_id, now=now)
+    emit(
+        session,
+        organization_id=parent_id,
+        event_type="organization.created",
+        data=_organization_data(child),
+        tags=[child.id, parent_id],
+        at=now,
+    )
+    return child
+
+
+async def list_organizations_in_scope(
+    session: AsyncSession, *, organization_id: str, page: PageRequest
+) -> Page[Organization]:
+    """The caller's organization and its descendants, newest first."""
+    statement = repository.organizations_in_scope(organization_id)
+    return await fetch_page(session, statement, Organization.id, page)
+
+
+async def get_organization_in_scope(
+    session: AsyncSession, *, organization_id: str, target_id: str
+) -> Organization:
+    """`target_id` if it is the caller's organization or a descendant; otherwise not found."""
+    organization = (
+        await repository.organization_in_scope(session, organization_id, target_id)
+        if looks_like_id(target_id, "org")
+        else None
+    )
+    if organization is None:
+        raise NotFound("organization", target_id)
+    return organization

@@ -1,0 +1,181 @@
+"""Wire shapes of organizations and their configuration."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, Field, StrictBool, StrictStr, model_validator
+
+from corridor.kit.money import MoneyError, parse_minor_units
+from corridor.kit.schemas import (
+    Amount,
+    AmountIn,
+    CurrencyCode,
+    RequestModel,
+    ResponseModel,
+    Timestamp,
+)
+from corridor.organizations import configuration as rules
+from corridor.organizations.configuration import Configuration, DeveloperFee, Threshold
+
+organization_name_chars_max = 200
+
+OrganizationKind = Literal["STANDARD", "PLATFORM"]
+
+
+def _not_blank(text: str) -> str:
+    if not text.strip():
+        raise ValueError("must not be blank")
+    return text
+
+
+def _drop_default(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
+
+
+def _valid_account_currencies(codes: list[str]) -> list[str]:
+    problem = rules.account_currencies_problem(codes)
+    if problem is not None:
+        raise ValueError(problem)
+    return codes
+
+
+# May be left out; when sent it may not be null. Its Python default None means "left out".
+Omittable = Field(default=None, json_schema_extra=_drop_default)
+
+OrganizationName = Annotated[
+    StrictStr,
+    Field(min_length=1, max_length=organization_name_chars_max, examples=["Acme Payments"]),
+    AfterValidator(_not_blank),
+]
+AccountCurrencies = Annotated[
+    list[CurrencyCode],
+    Field(min_length=1, max_length=rules.account_currencies_max, examples=[["USD", "EUR", "USDC"]]),
+    AfterValidator(_valid_account_currencies),
+]
+
+
+class OrganizationRead(ResponseModel):
+    id: str = Field(examples=["org_01jd3x0p6x9e3k2v1m8q4r7s5t"])
+    name: str
+    kind: OrganizationKind = Field(
+        description="PLATFORM: its API sessions must be bound to a customer (spec 5.7)"
+    )
+    parent_id: str | None = Field(description="The organization that created this one")
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
+class OrganizationCreate(RequestModel):
+    """A child of the caller's organization."""
+
+    model_config = {
+        "json_schema_extra": {"examples": [{"name": "Acme Europe", "kind": "STANDARD"}]}
+    }
+
+    name: OrganizationName
+    kind: OrganizationKind = "STANDARD"
+
+
+class OrganizationUpdate(RequestModel):
+    model_config = {"json_schema_extra": {"examples": [{"name": "Acme Payments Ltd"}]}}
+
+    name: OrganizationName = Omittable
+
+
+class DeveloperFeeIn(RequestModel):
+    fixed: StrictStr = Field(
+        examples=["100"], description="Minor units of the transfer's currency, in a string"
+    )
+    percent: float = Field(
+        strict=True,
+        ge=0,
+        le=1,
+        allow_inf_nan=False,
+        examples=[0.005],
+        description="A fraction of the amount: 0.005 is 0.5%",
+    )
+
+    @model_validator(mode="after")
+    def _fixed_is_minor_units(self) -> DeveloperFeeIn:
+        try:
+            parse_minor_units(self.fixed)
+        except MoneyError as error:
+            raise ValueError(f"fixed {error}") from None
+        return self
+
+
+class DeveloperFeeRead(ResponseModel):
+    fixed: str = Field(examples=["100"])
+    percent: float = Field(examples=[0.005])
+
+
+class ConfigurationRead(ResponseModel):
+    account_currencies: list[str] = Field(
+        description="Balance accounts open in these currencies when a customer becomes ACTIVE"
+    )
+    transfer_authorization_threshold: Amount | None = Field(
+        description="Submits above this amount need a second console user's authorization"
+    )
+    default_developer_fee: DeveloperFeeRead | None = Field(
+        description="The developer fee of transfers that name none"
+    )
+    webhook_history_enabled: bool = Field(
+        description="When false, webhook message history is not kept (`available` is false)"
+    )
+
+    @classmethod
+    def of(cls, configuration: Configuration) -> ConfigurationRead:
+        threshold = configuration.transfer_authorization_threshold
+        fee = configuration.default_developer_fee
+        return cls(
+            account_currencies=list(configuration.account_currencies),
+            transfer_authorization_threshold=(
+                Amount.of(threshold.minor_units, threshold.currency) if threshold else None
+            ),
+            default_developer_fee=(
+                DeveloperFeeRead(fixed=str(fee.fixed_minor_units), percent=fee.percent)
+                if fee
+                else None
+            ),
+            webhook_history_enabled=configuration.webhook_history_enabled,
+        )
+
+
+class ConfigurationUpdate(RequestModel):
+    """Only the fields sent change; send null to clear a nullable field."""
+
+    model_config = {
+        "json_schema_extra": {
+            "examples": [
+                {
+                    "accountCurrencies": ["USD", "EUR", "USDC"],
+                    "transferAuthorizationThreshold": {"currency": "USD", "value": "1000000"},
+                    "defaultDeveloperFee": {"fixed": "100", "percent": 0.005},
+                    "webhookHistoryEnabled": True,
+                }
+            ]
+        }
+    }
+
+    account_currencies: AccountCurrencies = Omittable
+    transfer_authorization_threshold: AmountIn | None = None
+    default_developer_fee: DeveloperFeeIn | None = None
+    webhook_history_enabled: StrictBool = Omittable
+
+    def changes(self) -> dict[str, Any]:
+        """The sent fields as keyword arguments of `Configuration`."""
+        changes: dict[str, Any] = {}
+        for name in self.model_fields_set:
+            changes[name] = _domain_value(getattr(self, name))
+        return changes
+
+
+def _domain_value(value: Any) -> Any:
+    if isinstance(value, AmountIn):
+        return Threshold(currency=value.currency, minor_units=value.minor_units)
+    if isinstance(value, DeveloperFeeIn):
+        return DeveloperFee(fixed_minor_units=int(value.fixed), percent=value.percent)
+    if isinstance(value, list):
+        return tuple(value)
+    return value

@@ -54,6 +54,18 @@ async def test_terms_of_service_of_another_organization_are_404(tenant, make_ten
     assert_error(await tenant.client.post(f"{path}/accept"), 404, "not_found")
 
 
+async def test_terms_of_service_acceptance_starts_without_a_body(tenant):
+    started = await tenant.client.post("/v1/terms-of-service/acceptances")
+    assert started.status_code == 201, started.text
+    assert started.json()["status"] == "PENDING"
+    not_an_object = await tenant.client.post(
+        "/v1/terms-of-service/acceptances",
+        content=b"[1]",
+        headers={"Content-Type": "application/json"},
+    )
+    assert_error(not_an_object, 400, "invalid_json")
+
+
 async def test_terms_of_service_request_is_validated(tenant):
     for body in ({"email": "nope"}, {"redirectUrl": "ftp://x"}, {"version": "1"}):
         response = await tenant.client.post("/v1/terms-of-service/acceptances", json=body)

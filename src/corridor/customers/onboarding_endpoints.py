@@ -3,7 +3,9 @@ sessions and enhanced-diligence requests for information. Mounted by `endpoints.
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Response
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Response
 
 from corridor.auth.callers import Caller
 from corridor.context import Context
@@ -58,10 +60,16 @@ def _base_url(context: Context) -> str:
     tags=TERMS,
     summary="Start a terms-of-service acceptance",
 )
-async def start_terms_of_service(body: TermsOfServiceCreate, context: Context) -> Response:
-    """Step one of two: returns a PENDING `tos_…` acceptance to show the terms with."""
+async def start_terms_of_service(
+    context: Context, body: Annotated[TermsOfServiceCreate | None, Body()] = None
+) -> Response:
+    """Step one of two: returns a PENDING `tos_…` acceptance to show the terms with.
+    Every field is optional, so the body may be left out."""
     acceptance = await onboarding.start_terms_of_service(
-        context.session, caller=writer(context), data=body, now=context.now()
+        context.session,
+        caller=writer(context),
+        data=body or TermsOfServiceCreate(),
+        now=context.now(),
     )
     return await context.respond(TermsOfServiceRead.model_validate(acceptance), status=201)
 

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-console = Console()
+console = Console(width=132)  # wide enough for the table in CI logs
 
 
 @dataclass(frozen=True, slots=True)

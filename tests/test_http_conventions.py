@@ -93,3 +93,35 @@ async def test_nul_characters_are_refused_wherever_they_hide(tenant):
     assert_error(nested, 422, "validation_error")
     assert_error(await tenant.client.delete("/v1/api-keys/key_%00"), 422, "validation_error")
     assert_error(await tenant.client.get("/v1/api-keys?cursor=%00"), 422, "validation_error")
+
+
+def _request_schema_has_examples(content: dict, schemas: dict) -> bool:
+    if content.get("example") or content.get("examples"):
+        return True
+    schema = content["schema"]
+    if "$ref" not in schema:  # an optional body: anyOf [the model, null]
+        schema = next(option for option in schema.get("anyOf", []) if "$ref" in option)
+    target = schemas[schema["$ref"].rsplit("/", 1)[-1]]
+    if "example" in target or "examples" in target:
+        return True
+    return any(
+        "example" in field or "examples" in field for field in target.get("properties", {}).values()
+    )
+
+
+async def test_openapi_documents_every_operation_with_a_summary_and_body_examples(anonymous):
+    spec = (await anonymous.get("/openapi.json")).json()
+    schemas = spec["components"]["schemas"]
+    undocumented = []
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            if not operation.get("summary"):
+                undocumented.append(f"{method.upper()} {path}: no summary")
+            body = operation.get("requestBody")
+            if body and not _request_schema_has_examples(
+                body["content"]["application/json"], schemas
+            ):
+                undocumented.append(f"{method.upper()} {path}: request body without examples")
+            if not any(status.startswith("2") for status in operation["responses"]):
+                undocumented.append(f"{method.upper()} {path}: no success response")
+    assert undocumented == []

@@ -1,5 +1,6 @@
 """SQLAlchemy tables, one module per aggregate; importing this package registers them all."""
 
+from corridor.models import party, transfer, webhook  # noqa: F401  (register their tables)
 from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser
 from corridor.models.customer import (
     AssociatedEntity,

@@ -1,0 +1,26 @@
+"""webhooks: webhook endpoints, deliveries and attempts
+
+Revision ID: 0003
+Revises: 0002
+Create Date: 2026-11-21
+"""
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa  # noqa: F401
+from alembic import op  # noqa: F401
+
+import corridor.kit.db  # noqa: F401
+
+revision: str = "0003"
+down_revision: str | None = "0002"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    pass
+
+
+def downgrade() -> None:
+    pass

@@ -21,9 +21,17 @@ from corridor.kit.db import Database
 from corridor.kit.logging import configure_logging
 from corridor.kit.middleware import RequestMiddleware
 from corridor.organizations.endpoints import router as organizations_router
+from corridor.parties.endpoints import router as parties_router
 from corridor.workers.runner import run_workers
 
-ROUTERS = [health_router, auth_router, organizations_router, customers_router, accounts_router]
+ROUTERS = [
+    health_router,
+    auth_router,
+    organizations_router,
+    customers_router,
+    accounts_router,
+    parties_router,
+]
 
 DESCRIPTION = """
 Corridor moves money between balance accounts, wallets and external bank accounts over

@@ -1,0 +1,1 @@
+"""Parties: counterparties, external bank accounts and external wallets."""

@@ -1,0 +1,357 @@
+"""HTTP endpoints of the parties domain: counterparties, external accounts, external wallets."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Response
+
+from corridor.auth.callers import Caller
+from corridor.context import Context
+from corridor.kit.openapi import ERROR_RESPONSES
+from corridor.kit.pagination import ListResponse, PageRequest, page_request
+from corridor.parties import service
+from corridor.parties.addresses import Chain
+from corridor.parties.schemas import (
+    BankCodeValidation,
+    BankCodeValidationRead,
+    BeneficiaryType,
+    CounterpartyCreate,
+    CounterpartyRead,
+    CounterpartyUpdate,
+    ExternalAccountCreate,
+    ExternalAccountRead,
+    ExternalAccountUpdate,
+    ExternalWalletCreate,
+    ExternalWalletRead,
+    ExternalWalletUpdate,
+    PartyStatus,
+)
+
+router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
+
+COUNTERPARTIES: list[str] = ["Counterparties"]
+EXTERNAL_ACCOUNTS: list[str] = ["External accounts"]
+EXTERNAL_WALLETS: list[str] = ["External wallets"]
+
+CustomerFilter = Annotated[
+    str | None,
+    Query(
+        alias="customerId",
+        max_length=64,
+        description="Only this customer's (its own and its counterparties')",
+    ),
+]
+CounterpartyFilter = Annotated[
+    str | None, Query(alias="counterpartyId", max_length=64, description="Only this one's")
+]
+StatusFilter = Annotated[PartyStatus | None, Query(description="ACTIVE or CLOSED")]
+
+
+def _caller(context: Context, scope: str) -> Caller:
+    context.caller.require_scope(scope)
+    return context.caller
+
+
+# --- Counterparties -----------------------------------------------------------------------
+
+
+@router.post(
+    "/counterparties",
+    status_code=201,
+    response_model=CounterpartyRead,
+    tags=COUNTERPARTIES,
+    summary="Create a counterparty",
+)
+async def create_counterparty(body: CounterpartyCreate, context: Context) -> Response:
+    """Someone `customerId` pays. The address comes back with an ASCII `transliterated` form.
+    409 `invalid_state` when the customer is ARCHIVED."""
+    counterparty = await service.create_counterparty(
+        context.session,
+        caller=_caller(context, "counterparties:write"),
+        data=body,
+        now=context.now(),
+    )
+    return await context.respond(CounterpartyRead.of(counterparty), status=201)
+
+
+@router.get(
+    "/counterparties",
+    response_model=ListResponse[CounterpartyRead],
+    tags=COUNTERPARTIES,
+    summary="List counterparties",
+)
+async def list_counterparties(
+    context: Context,
+    page: Annotated[PageRequest, Depends(page_request)],
+    customer_id: Annotated[
+        str | None, Query(alias="customerId", max_length=64, description="Only this customer's")
+    ] = None,
+    beneficiary_type: Annotated[
+        BeneficiaryType | None,
+        Query(alias="beneficiaryType", description="INDIVIDUAL or BUSINESS"),
+    ] = None,
+) -> ListResponse[CounterpartyRead]:
+    result = await service.list_counterparties(
+        context.session,
+        caller=_caller(context, "counterparties:read"),
+        page=page,
+        customer_id=customer_id,
+        beneficiary_type=beneficiary_type,
+    )
+    return ListResponse[CounterpartyRead](
+        data=[CounterpartyRead.of(item) for item in result.items],
+        next_cursor=result.next_cursor,
+        has_more=result.has_more,
+    )
+
+
+@router.get(
+    "/counterparties/{counterparty_id}",
+    response_model=CounterpartyRead,
+    tags=COUNTERPARTIES,
+    summary="Get a counterparty",
+)
+async def get_counterparty(counterparty_id: str, context: Context) -> CounterpartyRead:
+    counterparty = await service.get_counterparty(
+        context.session,
+        caller=_caller(context, "counterparties:read"),
+        counterparty_id=counterparty_id,
+    )
+    return CounterpartyRead.of(counterparty)
+
+
+@router.patch(
+    "/counterparties/{counterparty_id}",
+    response_model=CounterpartyRead,
+    tags=COUNTERPARTIES,
+    summary="Update a counterparty",
+)
+async def update_counterparty(
+    counterparty_id: str, body: CounterpartyUpdate, context: Context
+) -> Response:
+    """Only the fields sent change; a new `address` replaces the old one whole."""
+    counterparty = await service.update_counterparty(
+        context.session,
+        caller=_caller(context, "counterparties:write"),
+        counterparty_id=counterparty_id,
+        changes=body,
+        now=context.now(),
+    )
+    return await context.respond(CounterpartyRead.of(counterparty))
+
+
+@router.delete(
+    "/counterparties/{counterparty_id}",
+    status_code=204,
+    tags=COUNTERPARTIES,
+    summary="Delete a counterparty",
+)
+async def delete_counterparty(counterparty_id: str, context: Context) -> Response:
+    """The counterparty is 404 afterwards and its external accounts and wallets are closed;
+    transfers that already name it keep showing it."""
+    await service.delete_counterparty(
+        context.session,
+        caller=_caller(context, "counterparties:write"),
+        counterparty_id=counterparty_id,
+        now=context.now(),
+    )
+    await context.session.commit()
+    return Response(status_code=204)
+
+
+# --- External bank accounts ---------------------------------------------------------------
+
+
+@router.post(
+    "/external-accounts",
+    status_code=201,
+    response_model=ExternalAccountRead,
+    tags=EXTERNAL_ACCOUNTS,
+    summary="Add an external bank account",
+)
+async def create_external_account(body: ExternalAccountCreate, context: Context) -> Response:
+    """Of a customer (`customerId`) or of one of its counterparties (`counterpartyId`).
+    Routing numbers, IBANs and BICs are checked (422 names the field); `supportedRails`
+    says how it can be paid. The full account number and IBAN are never returned."""
+    account = await service.create_external_account(
+        context.session, caller=_caller(context, "customers:write"), data=body, now=context.now()
+    )
+    return await context.respond(ExternalAccountRead.of(account), status=201)
+
+
+@router.get(
+    "/external-accounts",
+    response_model=ListResponse[ExternalAccountRead],
+    tags=EXTERNAL_ACCOUNTS,
+    summary="List external bank accounts",
+)
+async def list_external_accounts(
+    context: Context,
+    page: Annotated[PageRequest, Depends(page_request)],
+    customer_id: CustomerFilter = None,
+    counterparty_id: CounterpartyFilter = None,
+    status: StatusFilter = None,
+) -> ListResponse[ExternalAccountRead]:
+    result = await service.list_external_accounts(
+        context.session,
+        caller=_caller(context, "customers:read"),
+        page=page,
+        customer_id=customer_id,
+        counterparty_id=counterparty_id,
+        status=status,
+    )
+    return ListResponse[ExternalAccountRead](
+        data=[ExternalAccountRead.of(item) for item in result.items],
+        next_cursor=result.next_cursor,
+        has_more=result.has_more,
+    )
+
+
+@router.post(
+    "/external-accounts/validate-bank-code",
+    response_model=BankCodeValidationRead,
+    tags=EXTERNAL_ACCOUNTS,
+    summary="Check a routing number, IBAN, BIC or sort code",
+)
+async def validate_bank_code(body: BankCodeValidation, context: Context) -> BankCodeValidationRead:
+    """200 whether the code is valid or not. Check digits are verified (ABA, IBAN mod 97);
+    `bankName` is given when the code identifies the bank."""
+    _caller(context, "customers:read")
+    return service.validate_bank_code(body)
+
+
+@router.get(
+    "/external-accounts/{external_account_id}",
+    response_model=ExternalAccountRead,
+    tags=EXTERNAL_ACCOUNTS,
+    summary="Get an external bank account",
+)
+async def get_external_account(external_account_id: str, context: Context) -> ExternalAccountRead:
+    account = await service.get_external_account(
+        context.session,
+        caller=_caller(context, "customers:read"),
+        external_account_id=external_account_id,
+    )
+    return ExternalAccountRead.of(account)
+
+
+@router.patch(
+    "/external-accounts/{external_account_id}",
+    response_model=ExternalAccountRead,
+    tags=EXTERNAL_ACCOUNTS,
+    summary="Update an external bank account",
+)
+async def update_external_account(
+    external_account_id: str, body: ExternalAccountUpdate, context: Context
+) -> Response:
+    """Names, type and label only; the numbers never change. 409 when CLOSED."""
+    account = await service.update_external_account(
+        context.session,
+        caller=_caller(context, "customers:write"),
+        external_account_id=external_account_id,
+        changes=body,
+        now=context.now(),
+    )
+    return await context.respond(ExternalAccountRead.of(account))
+
+
+@router.post(
+    "/external-accounts/{external_account_id}/close",
+    response_model=ExternalAccountRead,
+    tags=EXTERNAL_ACCOUNTS,
+    summary="Close an external bank account",
+)
+async def close_external_account(external_account_id: str, context: Context) -> Response:
+    """Final: a CLOSED account can no longer be paid or changed (409 when already CLOSED)."""
+    account = await service.close_external_account(
+        context.session,
+        caller=_caller(context, "customers:write"),
+        external_account_id=external_account_id,
+        now=context.now(),
+    )
+    return await context.respond(ExternalAccountRead.of(account))
+
+
+# --- External wallets ---------------------------------------------------------------------
+
+
+@router.post(
+    "/external-wallets",
+    status_code=201,
+    response_model=ExternalWalletRead,
+    tags=EXTERNAL_WALLETS,
+    summary="Add an external wallet",
+)
+async def create_external_wallet(body: ExternalWalletCreate, context: Context) -> Response:
+    """Of a customer (`customerId`) or of one of its counterparties (`counterpartyId`).
+    The address is checked for its chain (422 `address` with the reason)."""
+    wallet = await service.create_external_wallet(
+        context.session, caller=_caller(context, "customers:write"), data=body, now=context.now()
+    )
+    return await context.respond(ExternalWalletRead.of(wallet), status=201)
+
+
+@router.get(
+    "/external-wallets",
+    response_model=ListResponse[ExternalWalletRead],
+    tags=EXTERNAL_WALLETS,
+    summary="List external wallets",
+)
+async def list_external_wallets(
+    context: Context,
+    page: Annotated[PageRequest, Depends(page_request)],
+    customer_id: CustomerFilter = None,
+    counterparty_id: CounterpartyFilter = None,
+    status: StatusFilter = None,
+    chain: Annotated[Chain | None, Query(description="Only this chain")] = None,
+) -> ListResponse[ExternalWalletRead]:
+    result = await service.list_external_wallets(
+        context.session,
+        caller=_caller(context, "customers:read"),
+        page=page,
+        customer_id=customer_id,
+        counterparty_id=counterparty_id,
+        status=status,
+        chain=chain,
+    )
+    return ListResponse[ExternalWalletRead](
+        data=[ExternalWalletRead.of(item) for item in result.items],
+        next_cursor=result.next_cursor,
+        has_more=result.has_more,
+    )
+
+
+@router.get(
+    "/external-wallets/{external_wallet_id}",
+    response_model=ExternalWalletRead,
+    tags=EXTERNAL_WALLETS,
+    summary="Get an external wallet",
+)
+async def get_external_wallet(external_wallet_id: str, context: Context) -> ExternalWalletRead:
+    wallet = await service.get_external_wallet(
+        context.session,
+        caller=_caller(context, "customers:read"),
+        external_wallet_id=external_wallet_id,
+    )
+    return ExternalWalletRead.of(wallet)
+
+
+@router.patch(
+    "/external-wallets/{external_wallet_id}",
+    response_model=ExternalWalletRead,
+    tags=EXTERNAL_WALLETS,
+    summary="Update an external wallet",
+)
+async def update_external_wallet(
+    external_wallet_id: str, body: ExternalWalletUpdate, context: Context
+) -> Response:
+    """Only the label changes; the chain and address never do. 409 when CLOSED."""
+    wallet = await service.update_external_wallet(
+        context.session,
+        caller=_caller(context, "customers:write"),
+        external_wallet_id=external_wallet_id,
+        changes=body,
+        now=context.now(),
+    )
+    return await context.respond(ExternalWalletRead.of(wallet))

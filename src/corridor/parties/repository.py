@@ -1,0 +1,134 @@
+"""Queries of counterparties, external accounts and wallets, filtered to what the caller sees."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from sqlalchemy import ColumnElement, Select, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from corridor.auth.callers import Caller
+from corridor.models.party import Counterparty, ExternalAccount, ExternalWallet
+
+OwnedParty = TypeVar("OwnedParty", ExternalAccount, ExternalWallet)
+
+
+def _locked(session: AsyncSession, statement: Select[Any]) -> Select[Any]:
+    # SQLite serialises writers already (BEGIN IMMEDIATE); PostgreSQL needs the row lock.
+    if session.bind is not None and session.bind.dialect.name != "sqlite":
+        statement = statement.with_for_update()
+    return statement.execution_options(populate_existing=True)
+
+
+# --- Counterparties -----------------------------------------------------------------------
+
+
+def visible_counterparties(
+    caller: Caller, *, include_deleted: bool = False
+) -> Select[tuple[Counterparty]]:
+    """The organization's counterparties, or only its bound customer's; deleted ones only
+    when asked for (transfers that already reference one still read it)."""
+    statement = select(Counterparty).where(Counterparty.organization_id == caller.organization_id)
+    if caller.customer_id is not None:
+        statement = statement.where(Counterparty.customer_id == caller.customer_id)
+    if not include_deleted:
+        statement = statement.where(Counterparty.deleted_at.is_(None))
+    return statement
+
+
+def filtered_counterparties(
+    caller: Caller, *, customer_id: str | None, beneficiary_type: str | None
+) -> Select[tuple[Counterparty]]:
+    statement = visible_counterparties(caller)
+    if customer_id is not None:
+        statement = statement.where(Counterparty.customer_id == customer_id)
+    if beneficiary_type is not None:
+        statement = statement.where(Counterparty.beneficiary_type == beneficiary_type)
+    return statement
+
+
+async def counterparty(
+    session: AsyncSession,
+    caller: Caller,
+    counterparty_id: str,
+    *,
+    include_deleted: bool = False,
+    for_update: bool = False,
+) -> Counterparty | None:
+    statement = visible_counterparties(caller, include_deleted=include_deleted).where(
+        Counterparty.id == counterparty_id
+    )
+    if for_update:
+        statement = _locked(session, statement)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+# --- External accounts and wallets --------------------------------------------------------
+
+
+def _owned_by_customer(model: type[OwnedParty], customer_id: str) -> ColumnElement[bool]:
+    """The customer's own parties and those of its counterparties (deleted ones included:
+    their accounts and wallets are closed, and stay on record)."""
+    counterparties_of_customer = select(Counterparty.id).where(
+        Counterparty.customer_id == customer_id
+    )
+    return or_(
+        model.customer_id == customer_id,
+        model.counterparty_id.in_(counterparties_of_customer),
+    )
+
+
+def visible_parties(caller: Caller, model: type[OwnedParty]) -> Select[tuple[OwnedParty]]:
+    statement = select(model).where(model.organization_id == caller.organization_id)
+    if caller.customer_id is not None:
+        statement = statement.where(_owned_by_customer(model, caller.customer_id))
+    return statement
+
+
+def filtered_parties(
+    caller: Caller,
+    model: type[OwnedParty],
+    *,
+    customer_id: str | None,
+    counterparty_id: str | None,
+    status: str | None,
+) -> Select[tuple[OwnedParty]]:
+    statement = visible_parties(caller, model)
+    if customer_id is not None:
+        statement = statement.where(_owned_by_customer(model, customer_id))
+    if counterparty_id is not None:
+        statement = statement.where(model.counterparty_id == counterparty_id)
+    if status is not None:
+        statement = statement.where(model.status == status)
+    return statement
+
+
+async def party(
+    session: AsyncSession,
+    caller: Caller,
+    model: type[OwnedParty],
+    party_id: str,
+    *,
+    for_update: bool = False,
+) -> OwnedParty | None:
+    statement = visible_parties(caller, model).where(model.id == party_id)
+    if for_update:
+        statement = _locked(session, statement)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def active_parties_of_counterparty(
+    session: AsyncSession, model: type[OwnedParty], counterparty: Counterparty
+) -> Sequence[OwnedParty]:
+    """Locked in id order, so two closers can never deadlock."""
+    statement = (
+        select(model)
+        .where(
+            model.organization_id == counterparty.organization_id,
+            model.counterparty_id == counterparty.id,
+            model.status == "ACTIVE",
+        )
+        .order_by(model.id)
+    )
+    return list((await session.execute(_locked(session, statement))).scalars())

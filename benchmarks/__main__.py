@@ -18,7 +18,7 @@ from pathlib import Path
 import asyncpg
 from sqlalchemy.engine import make_url
 
-from benchmarks import ledger_posting
+from benchmarks import ledger_posting, transfer_throughput, webhook_delivery
 from benchmarks.harness import console, report
 from corridor.kit.migrate import upgrade_to_head_async
 
@@ -39,6 +39,24 @@ async def _postgres_database(base_url: str):
     return url.set(database=name).render_as_string(hide_password=False), drop
 
 
+async def _webhook_delivery(url: str, operations: int, backend: str) -> None:
+    await upgrade_to_head_async(url)
+    with tempfile.TemporaryDirectory() as directory:
+        baseline, results = await webhook_delivery.run(
+            url, operations=operations, log=Path(directory) / "workers.log"
+        )
+    report(
+        f"Webhook delivery on {backend} (ops/s: deliveries per second; ms: commit to arrival)",
+        results,
+        baseline=baseline,
+    )
+
+
+def transfer_operations(operations: int) -> int:
+    """A transfer is five transactions; run a fifth as many so each benchmark takes alike."""
+    return max(operations // 5, 20)
+
+
 async def main(operations: int, concurrency: int) -> None:
     with tempfile.TemporaryDirectory() as directory:
         sqlite_url = f"sqlite+aiosqlite:///{Path(directory) / 'bench.db'}"
@@ -47,6 +65,12 @@ async def main(operations: int, concurrency: int) -> None:
             sqlite_url, operations=operations, concurrency=concurrency
         )
         report(f"Ledger posting on SQLite ({concurrency} concurrent)", [api], baseline=baseline)
+        baseline, api = await transfer_throughput.run(
+            sqlite_url, operations=transfer_operations(operations), concurrency=concurrency
+        )
+        report(f"Transfers on SQLite ({concurrency} concurrent)", [api], baseline=baseline)
+        webhooks_url = f"sqlite+aiosqlite:///{Path(directory) / 'webhooks.db'}"
+        await _webhook_delivery(webhooks_url, operations, "SQLite")
     postgres = os.environ.get("CORRIDOR_BENCH_DATABASE_URL") or os.environ.get(
         "CORRIDOR_TEST_DATABASE_URL"
     )
@@ -60,6 +84,15 @@ async def main(operations: int, concurrency: int) -> None:
             report(
                 f"Ledger posting on PostgreSQL ({concurrency} concurrent)", [api], baseline=baseline
             )
+            baseline, api = await transfer_throughput.run(
+                url, operations=transfer_operations(operations), concurrency=concurrency
+            )
+            report(f"Transfers on PostgreSQL ({concurrency} concurrent)", [api], baseline=baseline)
+        finally:
+            await drop()
+        url, drop = await _postgres_database(postgres)
+        try:
+            await _webhook_delivery(url, operations, "PostgreSQL")
         finally:
             await drop()
     else:

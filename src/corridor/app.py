@@ -22,6 +22,8 @@ from corridor.kit.logging import configure_logging
 from corridor.kit.middleware import RequestMiddleware
 from corridor.organizations.endpoints import router as organizations_router
 from corridor.parties.endpoints import router as parties_router
+from corridor.transfers.endpoints import router as transfers_router
+from corridor.webhooks.endpoints import router as webhooks_router
 from corridor.workers.runner import run_workers
 
 ROUTERS = [
@@ -31,6 +33,8 @@ ROUTERS = [
     customers_router,
     accounts_router,
     parties_router,
+    webhooks_router,
+    transfers_router,
 ]
 
 DESCRIPTION = """

@@ -1,4 +1,4 @@
-"""The `corridor` command: init, serve, worker, migrate, keys."""
+"""The `corridor` command: init, serve, worker, migrate, keys, webhooks."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ app = typer.Typer(
 )
 keys_app = typer.Typer(help="Manage the organization's API keys.", no_args_is_help=True)
 app.add_typer(keys_app, name="keys")
+webhooks_app = typer.Typer(help="Debug webhook deliveries.", no_args_is_help=True)
+app.add_typer(webhooks_app, name="webhooks")
 console = Console()
 errors = Console(stderr=True)
 
@@ -323,6 +325,58 @@ def keys_revoke(
         errors.print(f"[red]{error.message}[/red]")
         raise typer.Exit(code=1) from None
     console.print(f"Revoked {key_id}")
+
+
+@webhooks_app.command("verify")
+def webhooks_verify(
+    file: Annotated[
+        typer.FileBinaryRead,
+        typer.Argument(
+            help="A saved delivery: the request's headers, a blank line, then the raw body "
+            "(or only the body, with --header). '-' reads standard input."
+        ),
+    ],
+    secret: Annotated[
+        str, typer.Option("--secret", envvar="CORRIDOR_WEBHOOK_SECRET", help="The whsec_… secret.")
+    ],
+    header: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--header", "-H", help="'Name: value'; repeat for each. FILE is then the body only."
+        ),
+    ] = None,
+    ignore_age: Annotated[
+        bool,
+        typer.Option("--ignore-age", help="Check the signature only, not the timestamp's age."),
+    ] = False,
+) -> None:
+    """Check a delivery's signature as a receiver would, and say which part fails.
+
+    Exit status 0 when it verifies, 1 when a check fails, 2 when FILE cannot be read."""
+    from datetime import UTC, datetime
+
+    from corridor.webhooks import verification
+
+    raw = file.read(verification.saved_delivery_bytes_max + 1)
+    try:
+        if len(raw) > verification.saved_delivery_bytes_max:
+            raise verification.SavedDeliveryError("the file is larger than 1 MiB")
+        if header:
+            headers, body = verification.parse_header_lines(header), raw
+        else:
+            headers, body = verification.parse_saved_delivery(raw)
+    except verification.SavedDeliveryError as error:
+        errors.print(f"[red]Cannot read the delivery: {error}[/red]")
+        raise typer.Exit(code=2) from None
+    report = verification.verify_saved_delivery(
+        secret=secret, headers=headers, body=body, now=datetime.now(UTC), check_age=not ignore_age
+    )
+    for check in report.checks:
+        mark = "[green]✓[/green]" if check.passed else "[red]✗[/red]"
+        console.print(f"{mark} {check.part}: {check.detail}", highlight=False)
+    if not report.passed:
+        raise typer.Exit(code=1)
+    console.print("[green]The delivery verifies.[/green]")
 
 
 def _open():

@@ -15,6 +15,8 @@ from corridor.errors import SandboxOnly, ValidationFailed
 from corridor.kit.money import is_supported_currency
 from corridor.kit.openapi import ERROR_RESPONSES
 from corridor.kit.pagination import ListResponse, PageRequest, page_request
+from corridor.transfers import deposits
+from corridor.transfers.resources import VirtualAccountRead
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 
@@ -133,6 +135,28 @@ async def list_balance_transactions(
     )
     return ListResponse[BalanceTransactionRead](
         data=found.items, next_cursor=found.next_cursor, has_more=found.has_more
+    )
+
+
+@router.get(
+    "/accounts/{account_id}/virtual-accounts",
+    response_model=ListResponse[VirtualAccountRead],
+    tags=TAGS,
+    summary="List an account's virtual accounts",
+)
+async def list_virtual_accounts(
+    account_id: str, context: Context, page: Page
+) -> ListResponse[VirtualAccountRead]:
+    """Where money for this balance account can be sent: the customer's virtual bank
+    account in its currency (`vba_`) and the deposit wallets of its transfers (`vwa_`)."""
+    context.caller.require_scope(READ_SCOPE)
+    found = await deposits.virtual_accounts(
+        context.session, caller=context.caller, account_id=account_id, page=page
+    )
+    return ListResponse[VirtualAccountRead](
+        data=[VirtualAccountRead.of(account) for account in found.items],
+        next_cursor=found.next_cursor,
+        has_more=found.has_more,
     )
 
 

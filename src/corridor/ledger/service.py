@@ -137,6 +137,98 @@ async def _write(
     return PostedEntry(journal_entry=journal_entry, postings=postings)
 
 
+async def place_hold(
+    session: AsyncSession, *, organization_id: str, account_id: str, amount: int, now: datetime
+) -> LedgerAccount:
+    """Reserve `amount` of an account's available balance (pending debits rise by it).
+
+    Nothing is posted: the money stays in the account but can no longer be spent, until
+    the hold is captured or released. Raises InsufficientFunds when the account has less
+    available (a customer account never holds more than it has).
+    """
+    if type(amount) is not int or amount <= 0:
+        raise rules.InvalidEntry(f"a hold is a positive int amount, not {amount!r}")
+    account = await _locked_account(session, organization_id=organization_id, account_id=account_id)
+    if account.status != OPEN:
+        raise AccountNotOpen(account_id=account.id, status=account.status)
+    if not account.allow_negative and account.posted_balance - account.pending_debits < amount:
+        raise InsufficientFunds(
+            account_id=account.id,
+            available=account.posted_balance - account.pending_debits,
+            currency=account.currency,
+        )
+    account.pending_debits += amount
+    account.updated_at = now
+    await session.flush()
+    return account
+
+
+async def release_hold(
+    session: AsyncSession, *, organization_id: str, account_id: str, amount: int, now: datetime
+) -> LedgerAccount:
+    """Give a held amount back to the account's available balance."""
+    account = await _locked_account(session, organization_id=organization_id, account_id=account_id)
+    _assert_held(account, amount)
+    account.pending_debits -= amount
+    account.updated_at = now
+    await session.flush()
+    return account
+
+
+async def capture_hold(
+    session: AsyncSession,
+    *,
+    organization_id: str,
+    account_id: str,
+    amount: int,
+    credit_account_id: str,
+    kind: str,
+    description: str,
+    transfer_id: str | None = None,
+    now: datetime,
+) -> PostedEntry:
+    """Turn a hold into a posted debit of the account, credited to `credit_account_id`.
+
+    Both accounts are locked in id order first; the hold is released and the entry posted
+    in the same transaction, so the available balance never moves.
+    """
+    await repository.lock_accounts(session, [account_id, credit_account_id])
+    account = await _locked_account(session, organization_id=organization_id, account_id=account_id)
+    _assert_held(account, amount)
+    account.pending_debits -= amount
+    await session.flush()
+    return await post_entry(
+        session,
+        organization_id=organization_id,
+        kind=kind,
+        description=description,
+        lines=rules.movement(
+            debit_account_id=account_id,
+            credit_account_id=credit_account_id,
+            amount=amount,
+            currency=account.currency,
+        ),
+        transfer_id=transfer_id,
+        now=now,
+    )
+
+
+async def _locked_account(
+    session: AsyncSession, *, organization_id: str, account_id: str
+) -> LedgerAccount:
+    found = await repository.lock_accounts(session, [account_id])
+    if not found or found[0].organization_id != organization_id:
+        raise rules.InvalidEntry(f"no account {account_id} in {organization_id}")
+    return found[0]
+
+
+def _assert_held(account: LedgerAccount, amount: int) -> None:
+    if type(amount) is not int or not 0 < amount <= account.pending_debits:
+        raise rules.InvalidEntry(
+            f"{account.id} holds {account.pending_debits}, cannot release {amount!r}"
+        )
+
+
 def system_purpose(kind: str, currency: str) -> str:
     return f"SYSTEM:{kind}:{currency}"
 

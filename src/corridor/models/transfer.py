@@ -1,3 +1,192 @@
 """Transfers and their legs, quotes, deposits, virtual accounts and fixed routes."""
 
 from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import BigInteger, Boolean, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from corridor.kit.db import Base, id_column
+
+
+class Transfer(Base):
+    """The unit of work: a DRAFT until submitted, then carried out leg by leg.
+
+    `source_request`/`destination_request` keep what the client sent (PATCH merges into
+    them); `source`/`destination` are the resolved objects the API shows (spec 2.3, 2.4).
+    Amounts are integer minor units of their currency.
+    """
+
+    __tablename__ = "transfers"
+    __table_args__ = (
+        Index("ix_transfers_organization_id_id", "organization_id", "id"),
+        Index("ix_transfers_organization_id_customer_id", "organization_id", "customer_id"),
+    )
+
+    id: Mapped[str] = id_column()
+    organization_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"))
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
+    flow: Mapped[str] = mapped_column(String(40))
+    status: Mapped[str] = mapped_column(String(30), index=True)
+    source_request: Mapped[dict[str, Any]]
+    destination_request: Mapped[dict[str, Any]]
+    source: Mapped[dict[str, Any]]
+    destination: Mapped[dict[str, Any]]
+    # The balance accounts the transfer debits or credits (for an account's transfer list).
+    source_account_id: Mapped[str | None] = mapped_column(String(40), index=True)
+    destination_account_id: Mapped[str | None] = mapped_column(String(40), index=True)
+    source_currency: Mapped[str] = mapped_column(String(10))
+    source_amount: Mapped[int] = mapped_column(BigInteger)
+    destination_currency: Mapped[str] = mapped_column(String(10))
+    destination_amount: Mapped[int] = mapped_column(BigInteger)
+    counterparty_id: Mapped[str | None] = mapped_column(ForeignKey("counterparties.id"), index=True)
+    is_third_party: Mapped[bool] = mapped_column(Boolean, default=False)
+    quote_id: Mapped[str | None] = mapped_column(String(40))
+    client_reference_id: Mapped[str | None] = mapped_column(String(256), index=True)
+    remarks: Mapped[str | None] = mapped_column(String(1000))
+    internal_remarks: Mapped[str | None] = mapped_column(String(1000))
+    payment_reason: Mapped[str | None] = mapped_column(String(60))
+    document_ids: Mapped[list[Any]] = mapped_column(default=list)
+    # What the client asked for: None when it named no fee (the organization default applies).
+    developer_fee_request: Mapped[dict[str, Any] | None]
+    developer_fee_fixed: Mapped[int | None] = mapped_column(BigInteger)
+    # An exact decimal string, e.g. "0.005".
+    developer_fee_percent: Mapped[str | None] = mapped_column(String(40))
+    developer_fee_amount: Mapped[int | None] = mapped_column(BigInteger)
+    developer_fee_tx_hash: Mapped[str | None] = mapped_column(String(128))
+    exchange_rate: Mapped[str | None] = mapped_column(String(64))
+    reference_rate: Mapped[str | None] = mapped_column(String(64))
+    reference_rate_as_of: Mapped[datetime | None]
+    reference_provider: Mapped[str | None] = mapped_column(String(60))
+    funding_needed: Mapped[bool] = mapped_column(Boolean, default=False)
+    funds_received_at: Mapped[datetime | None]
+    deposit_instructions: Mapped[dict[str, Any] | None]
+    deposit_reference: Mapped[str | None] = mapped_column(String(40), index=True)
+    # The hold placed on the source balance at submit; cleared when captured or released.
+    hold_account_id: Mapped[str | None] = mapped_column(String(40))
+    hold_amount: Mapped[int | None] = mapped_column(BigInteger)
+    current_leg_index: Mapped[int | None] = mapped_column(Integer)
+    refund: Mapped[dict[str, Any] | None]
+    returned_to_account_id: Mapped[str | None] = mapped_column(String(40))
+    returned_at: Mapped[datetime | None]
+    uetr: Mapped[str | None] = mapped_column(String(36))
+    imad: Mapped[str | None] = mapped_column(String(64))
+    omad: Mapped[str | None] = mapped_column(String(64))
+    ach_trace_number: Mapped[str | None] = mapped_column(String(32))
+    tx_hash: Mapped[str | None] = mapped_column(String(128))
+    originating_account: Mapped[dict[str, Any] | None]
+    system_remark: Mapped[str | None] = mapped_column(String(500))
+    metadata_: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)
+    estimated_settlement_at: Mapped[datetime | None]
+    next_cutoff_at: Mapped[datetime | None]
+    cutoff_timezone: Mapped[str | None] = mapped_column(String(64))
+    agent_id: Mapped[str | None] = mapped_column(String(40), index=True)
+    agent_approval_status: Mapped[str | None] = mapped_column(String(20), index=True)
+    cancellation: Mapped[dict[str, Any] | None]
+    review: Mapped[dict[str, Any] | None]
+    authorization: Mapped[dict[str, Any] | None]
+    created_by: Mapped[str] = mapped_column(String(40))
+    submitted_by: Mapped[str | None] = mapped_column(String(40))
+    submitted_at: Mapped[datetime | None]
+    # A system-made transfer (FEE_CRYPTO) points at the transfer it belongs to.
+    parent_transfer_id: Mapped[str | None] = mapped_column(String(40), index=True)
+    # When the engine should look at this transfer next; None while it waits on nobody's
+    # work but a person's or a depositor's.
+    next_step_at: Mapped[datetime | None] = mapped_column(index=True)
+    created_at: Mapped[datetime] = mapped_column(index=True)
+    updated_at: Mapped[datetime]
+
+
+class TransferLeg(Base):
+    """One step of a transfer (API.md section 6), run strictly in `sequence` order."""
+
+    __tablename__ = "transfer_legs"
+    __table_args__ = (UniqueConstraint("transfer_id", "sequence"),)
+
+    id: Mapped[str] = id_column()
+    organization_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"))
+    transfer_id: Mapped[str] = mapped_column(ForeignKey("transfers.id"), index=True)
+    sequence: Mapped[int] = mapped_column(Integer)
+    type: Mapped[str] = mapped_column(String(30))
+    status: Mapped[str] = mapped_column(String(20))
+    input_currency: Mapped[str] = mapped_column(String(10))
+    output_currency: Mapped[str] = mapped_column(String(10))
+    input_rail: Mapped[str | None] = mapped_column(String(20))
+    output_rail: Mapped[str | None] = mapped_column(String(20))
+    input_amount: Mapped[int] = mapped_column(BigInteger)
+    output_amount: Mapped[int] = mapped_column(BigInteger)
+    developer_fee_amount: Mapped[int | None] = mapped_column(BigInteger)
+    started_at: Mapped[datetime | None]
+    completed_at: Mapped[datetime | None]
+    uetr: Mapped[str | None] = mapped_column(String(36))
+    imad: Mapped[str | None] = mapped_column(String(64))
+    omad: Mapped[str | None] = mapped_column(String(64))
+    ach_trace_number: Mapped[str | None] = mapped_column(String(32))
+    tx_hash: Mapped[str | None] = mapped_column(String(128))
+    fee_tx_hash: Mapped[str | None] = mapped_column(String(128))
+    rail_reference: Mapped[str | None] = mapped_column(String(128))
+    # The rail's Submission (references and schedule), kept to poll its status.
+    submission: Mapped[dict[str, Any] | None]
+    failure_reason: Mapped[str | None] = mapped_column(String(500))
+    rail_attempts: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+
+
+class VirtualAccount(Base):
+    """Where a customer sends money in: a virtual bank account (`vba_`, one per customer and
+    currency, deposits told apart by reference) or a deposit wallet (`vwa_`, one address
+    per transfer)."""
+
+    __tablename__ = "virtual_accounts"
+    __table_args__ = (Index("ix_virtual_accounts_organization_id_id", "organization_id", "id"),)
+
+    id: Mapped[str] = id_column()
+    organization_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"))
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
+    # The customer's balance account in this currency, when it has one.
+    balance_account_id: Mapped[str | None] = mapped_column(
+        ForeignKey("ledger_accounts.id"), index=True
+    )
+    transfer_id: Mapped[str | None] = mapped_column(ForeignKey("transfers.id"), index=True)
+    type: Mapped[str] = mapped_column(String(20))  # VIRTUAL_BANK, VIRTUAL_WALLET
+    status: Mapped[str] = mapped_column(String(20))  # ACTIVE, CLOSED
+    currency: Mapped[str] = mapped_column(String(10))
+    payment_rail: Mapped[str | None] = mapped_column(String(20))
+    bank_name: Mapped[str | None] = mapped_column(String(200))
+    account_holder_name: Mapped[str | None] = mapped_column(String(200))
+    account_number: Mapped[str | None] = mapped_column(String(34), unique=True)
+    routing_number: Mapped[str | None] = mapped_column(String(9))
+    iban: Mapped[str | None] = mapped_column(String(34), unique=True)
+    bic: Mapped[str | None] = mapped_column(String(11))
+    address: Mapped[str | None] = mapped_column(String(128), unique=True)
+    blockchain_memo: Mapped[str | None] = mapped_column(String(64))
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+
+
+class Deposit(Base):
+    """Money that arrived from outside (`inw_`): matched to a transfer, or unmatched."""
+
+    __tablename__ = "deposits"
+    __table_args__ = (Index("ix_deposits_organization_id_id", "organization_id", "id"),)
+
+    id: Mapped[str] = id_column()
+    organization_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"))
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
+    virtual_account_id: Mapped[str | None] = mapped_column(
+        ForeignKey("virtual_accounts.id"), index=True
+    )
+    transfer_id: Mapped[str | None] = mapped_column(ForeignKey("transfers.id"), index=True)
+    status: Mapped[str] = mapped_column(String(20), index=True)  # MATCHED, UNMATCHED
+    payment_rail: Mapped[str] = mapped_column(String(20))
+    currency: Mapped[str] = mapped_column(String(10))
+    amount: Mapped[int] = mapped_column(BigInteger)
+    to_address: Mapped[str | None] = mapped_column(String(128))
+    from_address: Mapped[str | None] = mapped_column(String(128))
+    reference: Mapped[str | None] = mapped_column(String(140))
+    unmatched_reason: Mapped[str | None] = mapped_column(String(200))
+    received_at: Mapped[datetime]
+    created_at: Mapped[datetime]

@@ -15,6 +15,8 @@ from corridor.kit import idempotency
 from corridor.kit.clock import Clock
 from corridor.kit.db import Database
 from corridor.kit.logging import get_logger
+from corridor.transfers import engine as transfer_engine
+from corridor.webhooks import dispatcher, retention
 
 logger = get_logger(__name__)
 
@@ -35,6 +37,9 @@ async def delete_expired_idempotency_keys(database: Database, clock: Clock) -> i
 
 TASKS: list[PeriodicTask] = [
     PeriodicTask("idempotency_retention", delete_expired_idempotency_keys, interval_s=300),
+    PeriodicTask("webhook_dispatch", dispatcher.dispatch_task, interval_s=0.1),
+    PeriodicTask("webhook_retention", retention.purge_task, interval_s=600),
+    PeriodicTask("transfer_engine", transfer_engine.advance_transfers, interval_s=1),
 ]
 
 

@@ -1,0 +1,1 @@
+"""Transfers: drafts, submission, flows and legs, the engine, deposits and funding."""

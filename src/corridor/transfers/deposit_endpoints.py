@@ -1,0 +1,119 @@
+"""HTTP endpoints of deposits (unmatched deposits, the sandbox deposit) and the sandbox
+transfer helpers; included in the transfers router."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request, Response
+
+from corridor.auth.dependencies import CurrentCaller
+from corridor.context import Context
+from corridor.errors import SandboxOnly
+from corridor.kit.pagination import ListResponse, PageRequest, page_request
+from corridor.transfers import deposits, sandbox
+from corridor.transfers.resources import DepositRead, TransferRead
+from corridor.transfers.schemas import SandboxDeposit, SandboxLegStatus
+
+router = APIRouter()
+SANDBOX_TAGS: list[str] = ["Sandbox"]
+READ_SCOPE = "transfers:read"
+SANDBOX_SCOPE = "sandbox:write"
+
+
+async def _sandbox_only(request: Request, caller: CurrentCaller) -> None:
+    """Refused in production before the body is even validated (after authentication)."""
+    if not request.app.state.settings.is_sandbox:
+        raise SandboxOnly()
+
+
+@router.get(
+    "/customers/{customer_id}/unmatched-deposits",
+    response_model=ListResponse[DepositRead],
+    tags=["Transfers"],
+    summary="List a customer's unmatched deposits",
+)
+async def list_unmatched_deposits(
+    customer_id: str, context: Context, page: Annotated[PageRequest, Depends(page_request)]
+) -> ListResponse[DepositRead]:
+    """Money that arrived at the customer's deposit addresses or virtual accounts without
+    matching a transfer waiting for it (wrong amount, rail, reference, or none waiting)."""
+    context.caller.require_scope(READ_SCOPE)
+    found = await deposits.unmatched_deposits(
+        context.session, caller=context.caller, customer_id=customer_id, page=page
+    )
+    return ListResponse[DepositRead](
+        data=[DepositRead.of(deposit) for deposit in found.items],
+        next_cursor=found.next_cursor,
+        has_more=found.has_more,
+    )
+
+
+@router.post(
+    "/sandbox/deposits",
+    status_code=201,
+    response_model=DepositRead,
+    tags=SANDBOX_TAGS,
+    summary="Simulate an incoming deposit (sandbox)",
+    dependencies=[Depends(_sandbox_only)],
+)
+async def simulate_deposit(body: SandboxDeposit, context: Context) -> Response:
+    """A deposit to a deposit address (`toAddress`) or a virtual bank account
+    (`virtualAccountId` + `reference`). Matching a pending transfer's instructions (rail,
+    currency, exact amount) funds it; anything else becomes an unmatched deposit. Emits
+    `deposit.received` (and `deposit.unmatched`)."""
+    context.caller.require_scope(SANDBOX_SCOPE)
+    deposit = await deposits.receive_deposit(
+        context.session,
+        caller=context.caller,
+        payment_rail=body.payment_rail.value,
+        currency=body.amount.currency,
+        amount=body.amount.minor_units,
+        to_address=body.to_address,
+        virtual_account_id=body.virtual_account_id,
+        from_address=body.from_address,
+        reference=body.reference,
+        now=context.now(),
+    )
+    return await context.respond(DepositRead.of(deposit), status=201)
+
+
+@router.post(
+    "/sandbox/transfers/{transfer_id}/complete",
+    response_model=TransferRead,
+    tags=SANDBOX_TAGS,
+    summary="Complete a transfer (sandbox)",
+    dependencies=[Depends(_sandbox_only)],
+)
+async def complete_transfer(transfer_id: str, context: Context) -> Response:
+    """Funds a deposit flow that still waits (exactly as instructed), then runs the
+    remaining legs. Only PENDING or PROCESSING transfers."""
+    found = await sandbox.complete_transfer(
+        context.session, caller=context.caller, transfer_id=transfer_id, now=context.now()
+    )
+    return await context.respond(TransferRead.of(found.transfer, found.legs))
+
+
+@router.post(
+    "/sandbox/transfers/{transfer_id}/legs/{leg_id}/status",
+    response_model=TransferRead,
+    tags=SANDBOX_TAGS,
+    summary="Set a transfer leg's status (sandbox)",
+    dependencies=[Depends(_sandbox_only)],
+)
+async def set_leg_status(
+    transfer_id: str, leg_id: str, body: SandboxLegStatus, context: Context
+) -> Response:
+    """Force the current leg: COMPLETED (its money moves, the engine continues) or FAILED
+    (the transfer fails and its money goes back). RETURNED answers 409 `not_supported`
+    until returns exist."""
+    found = await sandbox.set_leg_status(
+        context.session,
+        caller=context.caller,
+        transfer_id=transfer_id,
+        leg_id=leg_id,
+        status=body.status,
+        reason=body.reason,
+        now=context.now(),
+    )
+    return await context.respond(TransferRead.of(found.transfer, found.legs))

@@ -1,0 +1,331 @@
+"""HTTP endpoints of transfers (API.md §5 "Transfers"): drafts, actions, lists."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Response
+from pydantic import BaseModel
+
+from corridor.context import Context
+from corridor.errors import ValidationFailed
+from corridor.kit.clock import as_utc
+from corridor.kit.openapi import ERROR_RESPONSES
+from corridor.kit.pagination import ListResponse, Page, PageRequest, page_request
+from corridor.transfers import actions, service
+from corridor.transfers.deposit_endpoints import router as deposit_router
+from corridor.transfers.flows import Flow
+from corridor.transfers.lifecycle import TransferWithLegs
+from corridor.transfers.repository import TransferFilters
+from corridor.transfers.resources import DocumentList, TransferRead
+from corridor.transfers.schemas import (
+    TransferCancel,
+    TransferCreate,
+    TransferDecision,
+    TransferFund,
+    TransferUpdate,
+    client_reference_chars_max,
+)
+from corridor.transfers.states import TransferStatus
+
+router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
+TAGS: list[str] = ["Transfers"]
+EXPANSIONS = ("counterparty",)
+AgentApprovalStatus = Annotated[str, Query(pattern="^(PENDING|APPROVED|DECLINED)$")]
+Pages = Annotated[PageRequest, Depends(page_request)]
+
+
+def json_response(model: BaseModel, *, status: int = 200) -> Response:
+    return Response(
+        model.model_dump_json(by_alias=True), status_code=status, media_type="application/json"
+    )
+
+
+def read(found: TransferWithLegs) -> TransferRead:
+    return TransferRead.of(found.transfer, found.legs)
+
+
+def transfer_list(page: Page[TransferWithLegs]) -> Response:
+    return json_response(
+        ListResponse[TransferRead](
+            data=[read(found) for found in page.items],
+            next_cursor=page.next_cursor,
+            has_more=page.has_more,
+        )
+    )
+
+
+def _moment(value: datetime | None, field: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return as_utc(value)
+    except (OverflowError, ValueError):
+        raise ValidationFailed(field, "is out of range") from None
+
+
+_MILLISECOND = timedelta(milliseconds=1)
+
+
+def _created_bounds(
+    after: datetime | None, before: datetime | None
+) -> tuple[datetime | None, datetime | None]:
+    """Compared as the API shows `createdAt` (milliseconds), so passing a transfer's own
+    createdAt excludes that transfer: after X means shown > X, before X means shown < X."""
+    lower = _moment(after, "createdAfter")
+    upper = _moment(before, "createdBefore")
+    try:
+        if lower is not None:
+            lower = lower.replace(microsecond=lower.microsecond // 1000 * 1000) + _MILLISECOND
+        if upper is not None and upper.microsecond % 1000:
+            upper = upper.replace(microsecond=upper.microsecond // 1000 * 1000) + _MILLISECOND
+    except OverflowError:
+        raise ValidationFailed("createdAfter", "is out of range") from None
+    return lower, upper
+
+
+@router.post(
+    "/transfers",
+    status_code=201,
+    response_model=TransferRead,
+    tags=TAGS,
+    summary="Create a transfer",
+)
+async def create_transfer(body: TransferCreate, context: Context) -> Response:
+    """A DRAFT, or submitted at once with `confirm: true` (then nothing is created if the
+    submit is refused). The flow and the legs are derived from source and destination;
+    `destinationAmount` is computed. Takes `Idempotency-Key`."""
+    found = await service.create_transfer(
+        context.session, caller=context.caller, data=body, now=context.now()
+    )
+    return await context.respond(read(found), status=201)
+
+
+@router.get(
+    "/transfers",
+    response_model=ListResponse[TransferRead],
+    tags=TAGS,
+    summary="List transfers",
+)
+async def list_transfers(
+    context: Context,
+    page: Pages,
+    status: Annotated[TransferStatus | None, Query(description="Only this status")] = None,
+    agent_approval_status: Annotated[
+        AgentApprovalStatus | None, Query(alias="agentApprovalStatus")
+    ] = None,
+    customer_id: Annotated[str | None, Query(alias="customerId", max_length=64)] = None,
+    flow: Annotated[Flow | None, Query(description="Only this flow")] = None,
+    client_reference_id: Annotated[
+        str | None, Query(alias="clientReferenceId", max_length=client_reference_chars_max)
+    ] = None,
+    created_after: Annotated[datetime | None, Query(alias="createdAfter")] = None,
+    created_before: Annotated[datetime | None, Query(alias="createdBefore")] = None,
+) -> Response:
+    """Newest first; a caller bound to a customer sees only that customer's transfers."""
+    lower, upper = _created_bounds(created_after, created_before)
+    filters = TransferFilters(
+        status=status.value if status else None,
+        agent_approval_status=agent_approval_status,
+        customer_id=customer_id,
+        flow=flow.value if flow else None,
+        client_reference_id=client_reference_id,
+        created_after=lower,
+        created_before=upper,
+    )
+    found = await service.list_transfers(
+        context.session, caller=context.caller, filters=filters, page=page
+    )
+    return transfer_list(found)
+
+
+def _expansions(expand: str | None) -> list[str]:
+    wanted = [part.strip() for part in (expand or "").split(",") if part.strip()]
+    for part in wanted:
+        if part not in EXPANSIONS:
+            raise ValidationFailed("expand", f"unknown expansion {part!r}; use counterparty")
+    return wanted
+
+
+@router.get(
+    "/transfers/{transfer_id}", response_model=TransferRead, tags=TAGS, summary="Get a transfer"
+)
+async def get_transfer(
+    transfer_id: str,
+    context: Context,
+    expand: Annotated[
+        str | None, Query(max_length=100, description="`counterparty` adds the counterparty")
+    ] = None,
+) -> Response:
+    wanted = _expansions(expand)
+    found = await service.read_transfer(
+        context.session, caller=context.caller, transfer_id=transfer_id
+    )
+    counterparty = None
+    if "counterparty" in wanted:
+        counterparty = await service.counterparty_of(
+            context.session, caller=context.caller, transfer=found.transfer
+        )
+    return json_response(TransferRead.of(found.transfer, found.legs, counterparty=counterparty))
+
+
+@router.patch(
+    "/transfers/{transfer_id}",
+    response_model=TransferRead,
+    tags=TAGS,
+    summary="Update a draft transfer",
+)
+async def update_transfer(transfer_id: str, body: TransferUpdate, context: Context) -> Response:
+    """Only a DRAFT (409 `invalid_state` otherwise). Flow, legs and amounts are recomputed."""
+    found = await service.update_transfer(
+        context.session,
+        caller=context.caller,
+        transfer_id=transfer_id,
+        data=body,
+        now=context.now(),
+    )
+    return await context.respond(read(found))
+
+
+@router.post(
+    "/transfers/{transfer_id}/submit",
+    response_model=TransferRead,
+    tags=TAGS,
+    summary="Submit a draft transfer",
+)
+async def submit_transfer(transfer_id: str, context: Context) -> Response:
+    """DRAFT → PENDING (IN_REVIEW for platform sessions, PENDING_AUTHORIZATION above the
+    organization's threshold). A balance source is held now (409 `insufficient_funds`
+    leaves the DRAFT); a deposit flow gets `depositInstructions`."""
+    found = await actions.submit_transfer(
+        context.session, caller=context.caller, transfer_id=transfer_id, now=context.now()
+    )
+    return await context.respond(read(found))
+
+
+@router.post(
+    "/transfers/{transfer_id}/cancel",
+    response_model=TransferRead,
+    tags=TAGS,
+    summary="Cancel a transfer",
+)
+async def cancel_transfer(
+    transfer_id: str, context: Context, body: TransferCancel | None = None
+) -> Response:
+    """Before funds arrive → CANCELLED (a hold is released). In review with funds in →
+    REVERSED when a refund address is known, else CANCELLED with the funds credited to
+    the customer's balance. Processing or ended → 409."""
+    found = await actions.cancel_transfer(
+        context.session,
+        caller=context.caller,
+        transfer_id=transfer_id,
+        reason=body.reason if body else None,
+        now=context.now(),
+    )
+    return await context.respond(read(found))
+
+
+@router.post(
+    "/transfers/{transfer_id}/fund",
+    response_model=TransferRead,
+    tags=TAGS,
+    summary="Fund a pending transfer from a balance",
+)
+async def fund_transfer(transfer_id: str, body: TransferFund, context: Context) -> Response:
+    """A PENDING transfer awaiting a deposit is funded from one of the customer's balance
+    accounts in the source currency instead, and moves to PROCESSING."""
+    found = await actions.fund_transfer(
+        context.session,
+        caller=context.caller,
+        transfer_id=transfer_id,
+        account_id=body.account_id,
+        now=context.now(),
+    )
+    return await context.respond(read(found))
+
+
+@router.get(
+    "/transfers/{transfer_id}/documents",
+    response_model=DocumentList,
+    tags=TAGS,
+    summary="List a transfer's documents",
+)
+async def list_documents(transfer_id: str, context: Context) -> DocumentList:
+    """The supporting document ids set with `documentIds`."""
+    ids = await service.documents_of(
+        context.session, caller=context.caller, transfer_id=transfer_id
+    )
+    return DocumentList(data=ids)
+
+
+@router.post(
+    "/transfers/{transfer_id}/review",
+    response_model=TransferRead,
+    tags=TAGS,
+    summary="Review a transfer (console)",
+)
+async def review_transfer(transfer_id: str, body: TransferDecision, context: Context) -> Response:
+    """Console sessions only, on IN_REVIEW: APPROVE → PENDING (PROCESSING when the funds
+    are in), REJECT → FAILED with the funds returned."""
+    found = await actions.review_transfer(
+        context.session,
+        caller=context.caller,
+        transfer_id=transfer_id,
+        decision=body.decision,
+        reason=body.reason,
+        now=context.now(),
+    )
+    return await context.respond(read(found))
+
+
+@router.post(
+    "/transfers/{transfer_id}/authorize",
+    response_model=TransferRead,
+    tags=TAGS,
+    summary="Authorize a transfer (console)",
+)
+async def authorize_transfer(
+    transfer_id: str, body: TransferDecision, context: Context
+) -> Response:
+    """Console sessions only, another user than the submitter, on PENDING_AUTHORIZATION:
+    APPROVE → PENDING, REJECT → CANCELLED."""
+    found = await actions.authorize_transfer(
+        context.session,
+        caller=context.caller,
+        transfer_id=transfer_id,
+        decision=body.decision,
+        reason=body.reason,
+        now=context.now(),
+    )
+    return await context.respond(read(found))
+
+
+@router.get(
+    "/customers/{customer_id}/transfers",
+    response_model=ListResponse[TransferRead],
+    tags=TAGS,
+    summary="List a customer's transfers",
+)
+async def list_customer_transfers(customer_id: str, context: Context, page: Pages) -> Response:
+    found = await service.list_customer_transfers(
+        context.session, caller=context.caller, customer_id=customer_id, page=page
+    )
+    return transfer_list(found)
+
+
+@router.get(
+    "/accounts/{account_id}/transfers",
+    response_model=ListResponse[TransferRead],
+    tags=TAGS,
+    summary="List a balance account's transfers",
+)
+async def list_account_transfers(account_id: str, context: Context, page: Pages) -> Response:
+    """Transfers that debit or credit the account, newest first."""
+    found = await service.list_account_transfers(
+        context.session, caller=context.caller, account_id=account_id, page=page
+    )
+    return transfer_list(found)
+
+
+router.include_router(deposit_router)

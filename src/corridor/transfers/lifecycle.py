@@ -1,0 +1,135 @@
+"""Moving a transfer and its legs between states, with the event each move emits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from corridor.auth.callers import Caller
+from corridor.errors import InvalidState, NotFound
+from corridor.kit.ids import looks_like_id
+from corridor.models.transfer import Transfer, TransferLeg
+from corridor.transfers import events, repository, states
+from corridor.transfers.states import LegStatus, TransferStatus
+
+
+@dataclass(frozen=True, slots=True)
+class TransferWithLegs:
+    transfer: Transfer
+    legs: list[TransferLeg]
+
+
+async def get_transfer(
+    session: AsyncSession, *, caller: Caller, transfer_id: str, for_update: bool = False
+) -> Transfer:
+    """The transfer, if this caller may see it; another organization's id is simply unknown."""
+    caller.require_customer_binding()
+    found = None
+    if looks_like_id(transfer_id, "tfr"):
+        found = await repository.transfer(session, caller, transfer_id, for_update=for_update)
+    if found is None:
+        raise NotFound("transfer", transfer_id)
+    return found
+
+
+async def load(
+    session: AsyncSession, *, caller: Caller, transfer_id: str, for_update: bool = True
+) -> TransferWithLegs:
+    transfer = await get_transfer(
+        session, caller=caller, transfer_id=transfer_id, for_update=for_update
+    )
+    return TransferWithLegs(transfer, await repository.legs_of(session, transfer.id))
+
+
+class TransferNotDraft(InvalidState):
+    def __init__(self, transfer: Transfer, action: str) -> None:
+        super().__init__(
+            f"Transfer {transfer.id} is {transfer.status}; only a DRAFT can be {action}",
+            current_status=transfer.status,
+        )
+
+
+class TransferStateRefused(InvalidState):
+    def __init__(self, transfer: Transfer, message: str) -> None:
+        super().__init__(
+            f"Transfer {transfer.id} is {transfer.status}: {message}",
+            current_status=transfer.status,
+        )
+
+
+def require_status(transfer: Transfer, allowed: set[TransferStatus], action: str) -> None:
+    if transfer.status not in allowed:
+        names = ", ".join(sorted(allowed))
+        raise TransferStateRefused(transfer, f"only a transfer in {names} can be {action}")
+
+
+def refresh_leg_index(transfer: Transfer, legs: list[TransferLeg]) -> None:
+    transfer.current_leg_index = states.current_leg_index(
+        transfer.status, [leg.status for leg in legs]
+    )
+
+
+def set_status(
+    session: AsyncSession,
+    transfer: Transfer,
+    legs: list[TransferLeg],
+    target: TransferStatus,
+    *,
+    now: datetime,
+) -> None:
+    """Move the transfer (the state machine must allow it) and emit transfer.<status>."""
+    try:
+        states.check_move(transfer.status, target)
+    except states.IllegalMove as refused:
+        raise TransferStateRefused(transfer, str(refused)) from None
+    transfer.status = target.value
+    transfer.updated_at = now
+    if states.is_terminal(target):
+        transfer.next_step_at = None
+        transfer.funding_needed = False
+        transfer.deposit_instructions = None
+    refresh_leg_index(transfer, legs)
+    events.transfer_event(
+        session, events.status_event(target), transfer=transfer, legs=legs, now=now
+    )
+
+
+def set_leg_status(
+    session: AsyncSession,
+    transfer: Transfer,
+    legs: list[TransferLeg],
+    leg: TransferLeg,
+    target: LegStatus,
+    *,
+    now: datetime,
+    reason: str | None = None,
+) -> None:
+    """Move a leg and emit transfer.leg.updated (the transfer as it is now)."""
+    states.check_leg_move(leg.status, target)
+    leg.status = target.value
+    leg.updated_at = now
+    if target in (LegStatus.PROCESSING, LegStatus.COMPLETED) and leg.started_at is None:
+        leg.started_at = now
+    if target == LegStatus.COMPLETED:
+        leg.completed_at = now
+    if reason is not None:
+        leg.failure_reason = reason[:500]
+    transfer.updated_at = now
+    refresh_leg_index(transfer, legs)
+    events.transfer_event(
+        session, events.LEG_UPDATED, transfer=transfer, legs=legs, now=now, leg=leg
+    )
+
+
+def cancel_open_legs(legs: list[TransferLeg], *, now: datetime) -> None:
+    """Legs that will never run now (no event each: the transfer's status event says it)."""
+    for leg in legs:
+        if leg.status == LegStatus.PENDING:
+            leg.status = LegStatus.CANCELLED.value
+            leg.updated_at = now
+
+
+def current_leg(legs: list[TransferLeg]) -> TransferLeg | None:
+    return next((leg for leg in legs if leg.status != LegStatus.COMPLETED), None)

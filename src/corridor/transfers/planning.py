@@ -1,0 +1,271 @@
+"""Planning a draft: resolve its ends, derive the flow, price the legs, and write the plan
+onto the transfer row (on create, and again after every PATCH)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from corridor.auth.callers import Caller
+from corridor.customers import service as customers
+from corridor.errors import InvalidState, NotFound, ValidationFailed
+from corridor.kit.ids import new_id
+from corridor.kit.money import MoneyError, parse_minor_units
+from corridor.models.customer import Customer
+from corridor.models.organization import Organization
+from corridor.models.transfer import Transfer, TransferLeg
+from corridor.organizations.configuration import Configuration, from_document
+from corridor.rails.base import RailName, adapter_for
+from corridor.transfers import fees, fx
+from corridor.transfers.flows import PAYOUT_LEGS, Flow, flow_of, plan_legs
+from corridor.transfers.pricing import Pricing, PricingProblem, price
+from corridor.transfers.resolution import (
+    ResolvedDestination,
+    ResolvedSource,
+    resolve_destination,
+    resolve_source,
+)
+from corridor.transfers.states import LegStatus
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    source: ResolvedSource
+    destination: ResolvedDestination
+    flow: Flow
+    pricing: Pricing
+    # The fee that applies (None: none named and no organization default).
+    fee: fees.DeveloperFee | None
+
+
+def fee_request(
+    *,
+    fields_set: set[str],
+    developer_fee: Any,
+    developer_fee_fixed: str | None,
+    developer_fee_percent: float | int | None,
+) -> dict[str, str] | None:
+    """What the body says about the fee, as stored: None when it says nothing.
+
+    `developerFee: null` means no fee at all; the legacy `developerFeeFixed` and
+    `developerFeePercent` mirror the object and must agree with it when both are sent.
+    """
+    legacy_sent = bool({"developer_fee_fixed", "developer_fee_percent"} & fields_set)
+    if "developer_fee" in fields_set:
+        if developer_fee is None:
+            stored = {"fixed": "0", "percent": "0"}
+        else:
+            stored = _stored_fee(developer_fee.fixed, developer_fee.percent, "developerFee")
+        if legacy_sent:
+            legacy = _stored_fee(
+                developer_fee_fixed or "0", developer_fee_percent or 0, "developerFeeFixed"
+            )
+            if legacy != stored:
+                raise ValidationFailed(
+                    "developerFeeFixed", "must agree with developerFee (send one or the other)"
+                )
+        return stored
+    if legacy_sent:
+        return _stored_fee(
+            developer_fee_fixed or "0", developer_fee_percent or 0, "developerFeeFixed"
+        )
+    return None
+
+
+def _stored_fee(fixed: str, percent: float | int, field: str) -> dict[str, str]:
+    try:
+        fixed_minor = parse_minor_units(fixed)
+    except MoneyError as error:
+        raise ValidationFailed(
+            f"{field}.fixed" if field == "developerFee" else field, str(error)
+        ) from None
+    exact = fees.percent_from_number(percent)
+    problem = fees.percent_problem(exact)
+    if problem is not None:
+        name = f"{field}.percent" if field == "developerFee" else "developerFeePercent"
+        raise ValidationFailed(name, problem)
+    return {"fixed": str(fixed_minor), "percent": format(exact.normalize(), "f")}
+
+
+def effective_fee(
+    stored: dict[str, str] | None, configuration: Configuration
+) -> fees.DeveloperFee | None:
+    if stored is not None:
+        fee = fees.DeveloperFee(
+            fixed_minor=int(stored["fixed"]), percent=Decimal(stored["percent"])
+        )
+    elif configuration.default_developer_fee is not None:
+        default = configuration.default_developer_fee
+        fee = fees.DeveloperFee(
+            fixed_minor=default.fixed_minor_units,
+            percent=fees.percent_from_number(default.percent),
+        )
+    else:
+        return None
+    return None if fee.is_zero else fee
+
+
+async def make_plan(
+    session: AsyncSession,
+    *,
+    caller: Caller,
+    customer: Customer,
+    source_request: dict[str, Any],
+    destination_request: dict[str, Any],
+    amount_minor: int,
+    amount_currency: str,
+    counterparty_id: str | None,
+    fee: fees.DeveloperFee | None,
+) -> Plan:
+    if amount_minor <= 0:
+        raise ValidationFailed("amount.value", "must be greater than zero")
+    source = await resolve_source(
+        session,
+        caller=caller,
+        customer=customer,
+        request=source_request,
+        amount_currency=amount_currency,
+    )
+    if source.endpoint.currency != amount_currency:
+        raise ValidationFailed(
+            "amount.currency", f"must be the source currency, {source.endpoint.currency}"
+        )
+    destination = await resolve_destination(
+        session,
+        caller=caller,
+        customer=customer,
+        request=destination_request,
+        counterparty_id=counterparty_id,
+    )
+    flow = flow_of(source.endpoint, destination.endpoint)
+    try:
+        fee_minor = fees.checked_fee(amount_minor, fee) if fee is not None else 0
+        legs = plan_legs(flow, source.endpoint, destination.endpoint, collects_fee=fee_minor > 0)
+        pricing = price(legs, source_minor=amount_minor, fee_minor=fee_minor)
+    except fees.FeeProblem as problem:
+        raise ValidationFailed("developerFee", str(problem)) from None
+    except PricingProblem as problem:
+        raise ValidationFailed("amount", str(problem)) from None
+    return Plan(source=source, destination=destination, flow=flow, pricing=pricing, fee=fee)
+
+
+def apply_plan(transfer: Transfer, plan: Plan, *, now: datetime) -> list[TransferLeg]:
+    """Write the plan onto the transfer; returns its new legs (all PENDING)."""
+    pricing = plan.pricing
+    transfer.flow = plan.flow.value
+    transfer.source = plan.source.display
+    transfer.destination = plan.destination.display
+    transfer.source_account_id = plan.source.balance_account_id
+    transfer.destination_account_id = plan.destination.balance_account_id
+    transfer.source_currency = plan.source.endpoint.currency
+    transfer.source_amount = pricing.source_minor
+    transfer.destination_currency = plan.destination.endpoint.currency
+    transfer.destination_amount = pricing.destination_minor
+    transfer.counterparty_id = plan.destination.counterparty_id
+    transfer.is_third_party = plan.destination.counterparty_id is not None
+    transfer.developer_fee_fixed = plan.fee.fixed_minor if plan.fee else None
+    transfer.developer_fee_percent = format(plan.fee.percent.normalize(), "f") if plan.fee else None
+    transfer.developer_fee_amount = pricing.fee_minor if plan.fee else None
+    transfer.exchange_rate = (
+        fx.format_rate(pricing.exchange_rate) if pricing.exchange_rate is not None else None
+    )
+    transfer.reference_rate = (
+        fx.format_rate(pricing.reference_rate) if pricing.reference_rate is not None else None
+    )
+    transfer.reference_rate_as_of = pricing.reference_rate_as_of
+    transfer.reference_provider = pricing.reference_provider
+    transfer.current_leg_index = 0
+    _estimate_schedule(transfer, plan, now=now)
+    transfer.updated_at = now
+    return [
+        TransferLeg(
+            id=new_id("tleg"),
+            organization_id=transfer.organization_id,
+            transfer_id=transfer.id,
+            sequence=sequence,
+            type=leg.plan.type.value,
+            status=LegStatus.PENDING.value,
+            input_currency=leg.plan.input_currency,
+            output_currency=leg.plan.output_currency,
+            input_rail=leg.plan.input_rail,
+            output_rail=leg.plan.output_rail,
+            input_amount=leg.input_minor,
+            output_amount=leg.output_minor,
+            developer_fee_amount=leg.fee_minor if leg.fee_minor else None,
+            rail_attempts=0,
+            created_at=now,
+            updated_at=now,
+        )
+        for sequence, leg in enumerate(pricing.legs)
+    ]
+
+
+def _estimate_schedule(transfer: Transfer, plan: Plan, *, now: datetime) -> None:
+    """Best effort before the payout is sent: the payout rail's schedule if sent now."""
+    payout = plan.pricing.legs[-1].plan
+    if payout.type not in PAYOUT_LEGS or payout.output_rail is None:
+        transfer.estimated_settlement_at = None
+        transfer.next_cutoff_at = None
+        transfer.cutoff_timezone = None
+        return
+    schedule = adapter_for(RailName(payout.output_rail)).schedule(at=now)
+    transfer.estimated_settlement_at = schedule.estimated_settlement_at
+    transfer.next_cutoff_at = schedule.next_cutoff_at
+    transfer.cutoff_timezone = schedule.cutoff_timezone
+
+
+ACTIVE = "ACTIVE"
+
+
+async def active_customer(
+    session: AsyncSession, caller: Caller, customer_id: str | None
+) -> Customer:
+    """The customer a transfer is for (the body's, or the one the caller is bound to);
+    only ACTIVE customers move money."""
+    wanted = customer_id or caller.customer_id
+    if wanted is None:
+        raise ValidationFailed("customerId", "required: the customer whose transfer this is")
+    if caller.customer_id is not None and wanted != caller.customer_id:
+        raise NotFound("customer", wanted)
+    customer = await customers.get_customer(session, caller=caller, customer_id=wanted)
+    if customer.status != ACTIVE:
+        raise InvalidState(
+            f"Customer {customer.id} is {customer.status}; only ACTIVE customers move money",
+            current_status=customer.status,
+        )
+    return customer
+
+
+async def configuration_of(session: AsyncSession, organization_id: str) -> Configuration:
+    organization = await session.get(Organization, organization_id)
+    assert organization is not None
+    return from_document(organization.configuration)
+
+
+async def replan(
+    session: AsyncSession,
+    caller: Caller,
+    customer: Customer,
+    transfer: Transfer,
+    counterparty_id: str | None,
+    *,
+    now: datetime,
+) -> list[TransferLeg]:
+    """Resolve, price and write the draft's plan from what it stores; its new legs."""
+    configuration = await configuration_of(session, caller.organization_id)
+    plan = await make_plan(
+        session,
+        caller=caller,
+        customer=customer,
+        source_request=transfer.source_request,
+        destination_request=transfer.destination_request,
+        amount_minor=transfer.source_amount,
+        amount_currency=transfer.source_currency,
+        counterparty_id=counterparty_id,
+        fee=effective_fee(transfer.developer_fee_request, configuration),
+    )
+    return apply_plan(transfer, plan, now=now)

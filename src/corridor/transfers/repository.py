@@ -1,0 +1,260 @@
+"""Queries of transfers, legs, virtual accounts and deposits, filtered to what the caller
+may see; the engine's claim of due work."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Select, delete, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from corridor.auth.callers import Caller
+from corridor.ledger.rules import CUSTOMER_BALANCE
+from corridor.models.customer import Customer
+from corridor.models.ledger import LedgerAccount
+from corridor.models.organization import Organization
+from corridor.models.transfer import Deposit, Transfer, TransferLeg, VirtualAccount
+
+
+def _is_postgres(session: AsyncSession) -> bool:
+    return session.bind is not None and session.bind.dialect.name != "sqlite"
+
+
+def _locked(session: AsyncSession, statement: Select[Any]) -> Select[Any]:
+    # SQLite serialises writers already (BEGIN IMMEDIATE); PostgreSQL needs the row lock.
+    if _is_postgres(session):
+        statement = statement.with_for_update()
+    return statement.execution_options(populate_existing=True)
+
+
+# --- Transfers ----------------------------------------------------------------------------
+
+
+def visible_transfers(caller: Caller) -> Select[tuple[Transfer]]:
+    """The caller's organization's transfers; only its customer's, or its accounts', when
+    the caller is bound to one."""
+    statement = select(Transfer).where(Transfer.organization_id == caller.organization_id)
+    if caller.customer_id is not None:
+        statement = statement.where(Transfer.customer_id == caller.customer_id)
+    if caller.account_ids is not None:
+        allowed = sorted(caller.account_ids)
+        statement = statement.where(
+            or_(
+                Transfer.source_account_id.in_(allowed),
+                Transfer.destination_account_id.in_(allowed),
+            )
+        )
+    return statement
+
+
+@dataclass(frozen=True, slots=True)
+class TransferFilters:
+    status: str | None = None
+    agent_approval_status: str | None = None
+    customer_id: str | None = None
+    flow: str | None = None
+    client_reference_id: str | None = None
+    created_after: datetime | None = None  # inclusive
+    created_before: datetime | None = None  # exclusive
+    account_id: str | None = None  # the source or the destination balance account
+
+
+def filtered_transfers(caller: Caller, filters: TransferFilters) -> Select[tuple[Transfer]]:
+    statement = visible_transfers(caller)
+    equalities = (
+        (Transfer.status, filters.status),
+        (Transfer.agent_approval_status, filters.agent_approval_status),
+        (Transfer.customer_id, filters.customer_id),
+        (Transfer.flow, filters.flow),
+        (Transfer.client_reference_id, filters.client_reference_id),
+    )
+    for column, value in equalities:
+        if value is not None:
+            statement = statement.where(column == value)
+    if filters.created_after is not None:
+        statement = statement.where(Transfer.created_at >= filters.created_after)
+    if filters.created_before is not None:
+        statement = statement.where(Transfer.created_at < filters.created_before)
+    if filters.account_id is not None:
+        statement = statement.where(
+            or_(
+                Transfer.source_account_id == filters.account_id,
+                Transfer.destination_account_id == filters.account_id,
+            )
+        )
+    return statement
+
+
+async def transfer(
+    session: AsyncSession, caller: Caller, transfer_id: str, *, for_update: bool = False
+) -> Transfer | None:
+    statement = visible_transfers(caller).where(Transfer.id == transfer_id)
+    if for_update:
+        statement = _locked(session, statement)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def transfer_by_id(
+    session: AsyncSession, transfer_id: str, *, for_update: bool = False
+) -> Transfer | None:
+    """Without a caller: for the engine and for system-made transfers."""
+    statement = select(Transfer).where(Transfer.id == transfer_id)
+    if for_update:
+        statement = _locked(session, statement)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+def _due(now: datetime, organization_id: str | None) -> Select[tuple[Transfer]]:
+    statement = select(Transfer).where(
+        Transfer.next_step_at.is_not(None), Transfer.next_step_at <= now
+    )
+    if organization_id is not None:
+        statement = statement.where(Transfer.organization_id == organization_id)
+    return statement
+
+
+async def any_due(
+    session: AsyncSession, *, now: datetime, organization_id: str | None = None
+) -> bool:
+    statement = _due(now, organization_id).with_only_columns(Transfer.id).limit(1)
+    return (await session.execute(statement)).first() is not None
+
+
+async def claim_due_transfer(
+    session: AsyncSession, *, now: datetime, organization_id: str | None = None
+) -> Transfer | None:
+    """The transfer the engine should advance next, locked; others' claims are skipped."""
+    statement = _due(now, organization_id).order_by(Transfer.next_step_at, Transfer.id).limit(1)
+    if _is_postgres(session):
+        statement = statement.with_for_update(skip_locked=True)
+    statement = statement.execution_options(populate_existing=True)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def legs_of(session: AsyncSession, transfer_id: str) -> list[TransferLeg]:
+    statement = (
+        select(TransferLeg)
+        .where(TransferLeg.transfer_id == transfer_id)
+        .order_by(TransferLeg.sequence)
+        .execution_options(populate_existing=True)
+    )
+    return list((await session.execute(statement)).scalars())
+
+
+async def legs_of_many(
+    session: AsyncSession, transfer_ids: Sequence[str]
+) -> dict[str, list[TransferLeg]]:
+    found: dict[str, list[TransferLeg]] = {transfer_id: [] for transfer_id in transfer_ids}
+    if not transfer_ids:
+        return found
+    statement = (
+        select(TransferLeg)
+        .where(TransferLeg.transfer_id.in_(list(transfer_ids)))
+        .order_by(TransferLeg.transfer_id, TransferLeg.sequence)
+    )
+    for leg in (await session.execute(statement)).scalars():
+        found[leg.transfer_id].append(leg)
+    return found
+
+
+async def delete_legs(session: AsyncSession, transfer_id: str) -> None:
+    await session.execute(delete(TransferLeg).where(TransferLeg.transfer_id == transfer_id))
+
+
+async def child_transfers(session: AsyncSession, parent_id: str) -> list[Transfer]:
+    statement = select(Transfer).where(Transfer.parent_transfer_id == parent_id)
+    return list((await session.execute(statement)).scalars())
+
+
+# --- Customers, organizations, balance accounts -------------------------------------------
+
+
+async def customer(session: AsyncSession, caller: Caller, customer_id: str) -> Customer | None:
+    statement = select(Customer).where(
+        Customer.organization_id == caller.organization_id, Customer.id == customer_id
+    )
+    if caller.customer_id is not None:
+        statement = statement.where(Customer.id == caller.customer_id)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def organization(session: AsyncSession, organization_id: str) -> Organization | None:
+    return await session.get(Organization, organization_id)
+
+
+async def balance_account(session: AsyncSession, account_id: str) -> LedgerAccount | None:
+    statement = select(LedgerAccount).where(
+        LedgerAccount.id == account_id, LedgerAccount.kind == CUSTOMER_BALANCE
+    )
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def customer_balance_account(
+    session: AsyncSession, *, organization_id: str, customer_id: str, currency: str
+) -> LedgerAccount | None:
+    statement = select(LedgerAccount).where(
+        LedgerAccount.organization_id == organization_id,
+        LedgerAccount.customer_id == customer_id,
+        LedgerAccount.kind == CUSTOMER_BALANCE,
+        LedgerAccount.currency == currency,
+    )
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+# --- Virtual accounts and deposits --------------------------------------------------------
+
+
+async def virtual_account(
+    session: AsyncSession, *, organization_id: str, virtual_account_id: str
+) -> VirtualAccount | None:
+    statement = select(VirtualAccount).where(
+        VirtualAccount.organization_id == organization_id, VirtualAccount.id == virtual_account_id
+    )
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def virtual_account_at(
+    session: AsyncSession, *, organization_id: str, address: str
+) -> VirtualAccount | None:
+    statement = select(VirtualAccount).where(
+        VirtualAccount.organization_id == organization_id, VirtualAccount.address == address
+    )
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def customer_virtual_bank_account(
+    session: AsyncSession, *, organization_id: str, customer_id: str, currency: str
+) -> VirtualAccount | None:
+    statement = select(VirtualAccount).where(
+        VirtualAccount.organization_id == organization_id,
+        VirtualAccount.customer_id == customer_id,
+        VirtualAccount.currency == currency,
+        VirtualAccount.type == "VIRTUAL_BANK",
+        VirtualAccount.transfer_id.is_(None),
+    )
+    return (await session.execute(statement)).scalars().first()
+
+
+def virtual_accounts_of_balance(account_id: str) -> Select[tuple[VirtualAccount]]:
+    return select(VirtualAccount).where(VirtualAccount.balance_account_id == account_id)
+
+
+async def transfer_awaiting_reference(
+    session: AsyncSession, *, organization_id: str, reference: str
+) -> Transfer | None:
+    statement = select(Transfer).where(
+        Transfer.organization_id == organization_id, Transfer.deposit_reference == reference
+    )
+    statement = _locked(session, statement)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+def unmatched_deposits(*, organization_id: str, customer_id: str) -> Select[tuple[Deposit]]:
+    return select(Deposit).where(
+        Deposit.organization_id == organization_id,
+        Deposit.customer_id == customer_id,
+        Deposit.status == "UNMATCHED",
+    )

@@ -1,0 +1,255 @@
+"""Request shapes of transfers, deposits and the sandbox helpers (API.md §5, §8)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+
+from corridor.kit.schemas import AmountIn, CurrencyCode, RequestModel
+from corridor.rails.base import RailName
+from corridor.transfers.states import Decision
+
+client_reference_chars_max = 256
+remarks_chars_max = 1000
+reason_chars_max = 500
+reference_chars_max = 140
+ach_reference_chars_max = 80
+memo_chars_max = 64
+address_chars_max = 128
+document_ids_max = 50
+
+Identifier = Annotated[StrictStr, Field(min_length=1, max_length=64)]
+ReferenceText = Annotated[StrictStr, Field(min_length=1, max_length=reference_chars_max)]
+Remarks = Annotated[StrictStr, Field(max_length=remarks_chars_max)]
+Percent = Annotated[StrictFloat | StrictInt, Field(ge=0, le=1, allow_inf_nan=False)]
+
+_TRANSFER_ID = "tfr_01jd3x0p6x9e3k2v1m8q4r7s5t"
+
+
+class PaymentReason(StrEnum):
+    """Spec 2.9."""
+
+    CAPITAL_CONTRIBUTIONS = "CAPITAL_CONTRIBUTIONS"
+    CHARITABLE_CONTRIBUTIONS = "CHARITABLE_CONTRIBUTIONS"
+    CONSULTING_FEES = "CONSULTING_FEES"
+    CORPORATE_TAX_PAYMENTS = "CORPORATE_TAX_PAYMENTS"
+    DOWN_PAYMENTS_FOR_REAL_ESTATE = "DOWN_PAYMENTS_FOR_REAL_ESTATE"
+    EDUCATION_FEES = "EDUCATION_FEES"
+    EMPLOYEE_SALARIES_OR_WAGES = "EMPLOYEE_SALARIES_OR_WAGES"
+    EXPENSES_REIMBURSEMENT = "EXPENSES_REIMBURSEMENT"
+    GIFTS = "GIFTS"
+    GOVERNMENT_GRANTS = "GOVERNMENT_GRANTS"
+    INCOME_TAX_PAYMENTS = "INCOME_TAX_PAYMENTS"
+    INHERITANCE_PAYMENTS = "INHERITANCE_PAYMENTS"
+    INSURANCE_CLAIM_PAYOUTS = "INSURANCE_CLAIM_PAYOUTS"
+    INSURANCE_PREMIUM_PAYMENTS = "INSURANCE_PREMIUM_PAYMENTS"
+    INVESTMENTS = "INVESTMENTS"
+    LOAN_ADVANCES = "LOAN_ADVANCES"
+    MORTGAGE_PAYMENTS = "MORTGAGE_PAYMENTS"
+    OTHER = "OTHER"
+    PAYMENT_FOR_GOODS_AND_SERVICES = "PAYMENT_FOR_GOODS_AND_SERVICES"
+    PERSONAL_TRANSFERS = "PERSONAL_TRANSFERS"
+    REAL_ESTATE_PURCHASES = "REAL_ESTATE_PURCHASES"
+    REMITTANCES = "REMITTANCES"
+    RENT = "RENT"
+    REPAYMENT_OF_LOANS = "REPAYMENT_OF_LOANS"
+    ROYALTIES = "ROYALTIES"
+    SELF = "SELF"
+    TRADE_SETTLEMENT = "TRADE_SETTLEMENT"
+    TRUST_FUND_DISTRIBUTIONS = "TRUST_FUND_DISTRIBUTIONS"
+    UTILITY_BILLS = "UTILITY_BILLS"
+    WELFARE_OR_BENEFITS = "WELFARE_OR_BENEFITS"
+    WINNINGS_AND_PRIZES = "WINNINGS_AND_PRIZES"
+
+
+class SourceIn(RequestModel):
+    """A balance account (`accountId`), an external bank account to pull from
+    (`externalAccountId` + `paymentRail`), or a deposit to make (`currency` +
+    `paymentRail`, optional `fromAddress`)."""
+
+    account_id: Identifier | None = Field(default=None, examples=["acc_01jd3x0p6x9e3k2v1m8q4r7s5t"])
+    external_account_id: Identifier | None = None
+    currency: CurrencyCode | None = None
+    payment_rail: RailName | None = None
+    from_address: Annotated[StrictStr, Field(min_length=1, max_length=address_chars_max)] | None = (
+        None
+    )
+    refund_account_id: Identifier | None = None
+
+
+class DestinationIn(RequestModel):
+    """A balance account (`accountId`), an external account or wallet (`externalAccountId`
+    + `paymentRail` + `currency`), or an address (`toAddress` + `paymentRail` +
+    `currency`); plus the references to send along."""
+
+    account_id: Identifier | None = None
+    external_account_id: Identifier | None = Field(
+        default=None, examples=["ext_01jd3x0p6x9e3k2v1m8q4r7s5t"]
+    )
+    to_address: Annotated[StrictStr, Field(min_length=1, max_length=address_chars_max)] | None = (
+        None
+    )
+    currency: CurrencyCode | None = None
+    payment_rail: RailName | None = None
+    wire_message: ReferenceText | None = None
+    ach_reference: (
+        Annotated[StrictStr, Field(min_length=1, max_length=ach_reference_chars_max)] | None
+    ) = None
+    swift_reference: ReferenceText | None = None
+    rtp_reference: ReferenceText | None = None
+    payout_reference: ReferenceText | None = None
+    sepa_reference: ReferenceText | None = None
+    blockchain_memo: Annotated[StrictStr, Field(min_length=1, max_length=memo_chars_max)] | None = (
+        None
+    )
+    correspondent_bank_name: ReferenceText | None = None
+    correspondent_bank_swift_code: (
+        Annotated[StrictStr, Field(min_length=8, max_length=11)] | None
+    ) = None
+    correspondent_account_number: (
+        Annotated[StrictStr, Field(min_length=1, max_length=34)] | None
+    ) = None
+
+
+class DeveloperFeeIn(RequestModel):
+    """`fixed` minor units of the source currency plus `percent` (0..1) of the amount."""
+
+    fixed: StrictStr = Field(default="0", examples=["100"])
+    percent: Percent = Field(default=0, examples=[0.005])
+
+
+class _TransferFields(RequestModel):
+    counterparty_id: Identifier | None = None
+    quote_id: Identifier | None = None
+    developer_fee: DeveloperFeeIn | None = None
+    developer_fee_fixed: StrictStr | None = None
+    developer_fee_percent: Percent | None = None
+    client_reference_id: (
+        Annotated[StrictStr, Field(max_length=client_reference_chars_max)] | None
+    ) = None
+    remarks: Remarks | None = None
+    internal_remarks: Remarks | None = None
+    payment_reason: PaymentReason | None = None
+    document_ids: Annotated[list[Identifier], Field(max_length=document_ids_max)] | None = None
+
+
+class TransferCreate(_TransferFields):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "customerId": "cus_01jd3x0p6x9e3k2v1m8q4r7s5t",
+                    "source": {"accountId": "acc_01jd3x0p6x9e3k2v1m8q4r7s5t"},
+                    "destination": {
+                        "externalAccountId": "ext_01jd3x0p6x9e3k2v1m8q4r7s5t",
+                        "paymentRail": "ACH",
+                        "currency": "USD",
+                    },
+                    "amount": {"currency": "USD", "value": "10000"},
+                    "developerFee": {"fixed": "100", "percent": 0.005},
+                    "clientReferenceId": "inv-42",
+                    "paymentReason": "PAYMENT_FOR_GOODS_AND_SERVICES",
+                    "confirm": False,
+                }
+            ]
+        }
+    )
+
+    customer_id: Identifier | None = None
+    source: SourceIn
+    destination: DestinationIn
+    amount: AmountIn
+    confirm: StrictBool = False
+
+
+class TransferUpdate(_TransferFields):
+    """Every field optional; `source` and `destination` are merged into the draft's (a
+    field sent as null is removed). Only a DRAFT can be updated."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "amount": {"currency": "USD", "value": "12550"},
+                    "destination": {"achReference": "INV 42"},
+                    "paymentReason": "PAYMENT_FOR_GOODS_AND_SERVICES",
+                    "remarks": "April invoice",
+                }
+            ]
+        }
+    )
+
+    source: SourceIn | None = None
+    destination: DestinationIn | None = None
+    amount: AmountIn | None = None
+
+
+class TransferCancel(RequestModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"reason": "Customer changed mind"}]})
+
+    reason: Annotated[StrictStr, Field(max_length=reason_chars_max)] | None = None
+
+
+class TransferFund(RequestModel):
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"accountId": "acc_01jd3x0p6x9e3k2v1m8q4r7s5t"}]}
+    )
+
+    account_id: Identifier
+
+
+class TransferDecision(RequestModel):
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"decision": "APPROVE", "reason": "Checked invoice"}]}
+    )
+
+    decision: Decision
+    reason: Annotated[StrictStr, Field(max_length=reason_chars_max)] | None = None
+
+
+class SandboxDeposit(RequestModel):
+    """Money arriving at a deposit address or virtual wallet (`toAddress`), or at a
+    virtual bank account (`virtualAccountId`, with the `reference` the payer quoted)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "paymentRail": "BASE",
+                    "amount": {"currency": "USDC", "value": "100000000"},
+                    "toAddress": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+                },
+                {
+                    "paymentRail": "WIRE",
+                    "amount": {"currency": "USD", "value": "10000"},
+                    "virtualAccountId": "vba_01jd3x0p6x9e3k2v1m8q4r7s5t",
+                    "reference": "CRD7K2M9Q4XW",
+                },
+            ]
+        }
+    )
+
+    payment_rail: RailName
+    amount: AmountIn
+    to_address: Annotated[StrictStr, Field(min_length=1, max_length=address_chars_max)] | None = (
+        None
+    )
+    virtual_account_id: Identifier | None = None
+    from_address: Annotated[StrictStr, Field(min_length=1, max_length=address_chars_max)] | None = (
+        None
+    )
+    reference: ReferenceText | None = None
+
+
+class SandboxLegStatus(RequestModel):
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"status": "FAILED", "reason": "Account closed"}]}
+    )
+
+    status: Literal["COMPLETED", "FAILED", "RETURNED"]
+    reason: Annotated[StrictStr, Field(max_length=reason_chars_max)] | None = None
+
+
+TRANSFER_ID_EXAMPLE = _TRANSFER_ID

@@ -1,0 +1,216 @@
+"""Transfers: creating and editing drafts, reading and listing them.
+
+State changes after DRAFT (submit, cancel, fund, review, authorize) are in actions.py;
+the engine that carries legs out is engine.py.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from corridor.accounts import service as accounts
+from corridor.auth.callers import Caller
+from corridor.customers import service as customers
+from corridor.errors import NotFound, ValidationFailed
+from corridor.kit.ids import looks_like_id, new_id
+from corridor.kit.pagination import Page, PageRequest, fetch_page
+from corridor.models.transfer import Transfer
+from corridor.parties import service as parties
+from corridor.transfers import actions, events, lifecycle, planning, repository
+from corridor.transfers.repository import TransferFilters
+from corridor.transfers.schemas import TransferCreate, TransferUpdate
+from corridor.transfers.states import TransferStatus
+
+READ_SCOPE = "transfers:read"
+WRITE_SCOPE = "transfers:write"
+# Request fields stored as they are, on columns of the same name.
+_SIMPLE_FIELDS = ("client_reference_id", "remarks", "internal_remarks", "payment_reason")
+
+
+def _request_dict(model: Any) -> dict[str, Any]:
+    """A source or destination as sent: camelCase names, only the fields sent."""
+    return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+def _merged(stored: dict[str, Any], changes: Any) -> dict[str, Any]:
+    """JSON merge: fields sent replace the stored ones; a field sent as null is removed."""
+    merged = dict(stored)
+    for key, value in _request_dict(changes).items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _check_document_ids(document_ids: list[str] | None) -> list[str]:
+    for index, document_id in enumerate(document_ids or []):
+        if not looks_like_id(document_id, "doc"):
+            raise ValidationFailed(f"documentIds.{index}", "must be a document id (doc_…)")
+    return list(dict.fromkeys(document_ids or []))
+
+
+def _check_quote(quote_id: str | None) -> None:
+    """Quotes arrive with a later issue; until then no quote id can be known."""
+    if quote_id is not None:
+        raise NotFound("quote", quote_id)
+
+
+async def create_transfer(
+    session: AsyncSession, *, caller: Caller, data: TransferCreate, now: datetime
+) -> lifecycle.TransferWithLegs:
+    """A DRAFT, or (with `confirm: true`) a submitted transfer, all in one unit of work."""
+    caller.require_scope(WRITE_SCOPE)
+    caller.require_customer_binding()
+    customer = await planning.active_customer(session, caller, data.customer_id)
+    _check_quote(data.quote_id)
+    fee_request = planning.fee_request(
+        fields_set=data.model_fields_set,
+        developer_fee=data.developer_fee,
+        developer_fee_fixed=data.developer_fee_fixed,
+        developer_fee_percent=data.developer_fee_percent,
+    )
+    transfer = Transfer(
+        id=new_id("tfr"),
+        organization_id=caller.organization_id,
+        customer_id=customer.id,
+        status=TransferStatus.DRAFT.value,
+        source_request=_request_dict(data.source),
+        destination_request=_request_dict(data.destination),
+        source_amount=data.amount.minor_units,
+        source_currency=data.amount.currency,
+        developer_fee_request=fee_request,
+        document_ids=_check_document_ids(data.document_ids),
+        funding_needed=False,
+        metadata_={},
+        created_by=caller.actor_id,
+        created_at=now,
+        updated_at=now,
+    )
+    for name in _SIMPLE_FIELDS:
+        setattr(transfer, name, getattr(data, name))
+    legs = await planning.replan(session, caller, customer, transfer, data.counterparty_id, now=now)
+    session.add(transfer)
+    await session.flush()
+    session.add_all(legs)
+    await session.flush()
+    events.transfer_event(session, events.CREATED, transfer=transfer, legs=legs, now=now)
+    if data.confirm:
+        legs = await actions.submit(session, caller=caller, transfer=transfer, legs=legs, now=now)
+    return lifecycle.TransferWithLegs(transfer, legs)
+
+
+async def read_transfer(
+    session: AsyncSession, *, caller: Caller, transfer_id: str
+) -> lifecycle.TransferWithLegs:
+    caller.require_scope(READ_SCOPE)
+    transfer = await lifecycle.get_transfer(session, caller=caller, transfer_id=transfer_id)
+    return lifecycle.TransferWithLegs(transfer, await repository.legs_of(session, transfer.id))
+
+
+async def counterparty_of(
+    session: AsyncSession, *, caller: Caller, transfer: Transfer
+) -> dict[str, Any] | None:
+    """The expanded counterparty (spec 2.8) of a third-party transfer."""
+    if transfer.counterparty_id is None:
+        return None
+    counterparty = await parties.get_counterparty(
+        session, caller=caller, counterparty_id=transfer.counterparty_id, include_deleted=True
+    )
+    return parties.counterparty_read(counterparty)
+
+
+async def update_transfer(
+    session: AsyncSession, *, caller: Caller, transfer_id: str, data: TransferUpdate, now: datetime
+) -> lifecycle.TransferWithLegs:
+    """PATCH a DRAFT: the fields sent change, and the plan (flow, legs, amounts) is redone."""
+    caller.require_scope(WRITE_SCOPE)
+    transfer = await lifecycle.get_transfer(
+        session, caller=caller, transfer_id=transfer_id, for_update=True
+    )
+    if transfer.status != TransferStatus.DRAFT:
+        raise lifecycle.TransferNotDraft(transfer, "updated")
+    fields = data.model_fields_set
+    if "quote_id" in fields:
+        _check_quote(data.quote_id)
+    if data.source is not None:
+        transfer.source_request = _merged(transfer.source_request, data.source)
+    if data.destination is not None:
+        transfer.destination_request = _merged(transfer.destination_request, data.destination)
+    if data.amount is not None:
+        transfer.source_amount = data.amount.minor_units
+        transfer.source_currency = data.amount.currency
+    if "document_ids" in fields:
+        transfer.document_ids = _check_document_ids(data.document_ids)
+    for name in _SIMPLE_FIELDS:
+        if name in fields:
+            setattr(transfer, name, getattr(data, name))
+    fee_fields = {"developer_fee", "developer_fee_fixed", "developer_fee_percent"} & fields
+    if fee_fields:
+        transfer.developer_fee_request = planning.fee_request(
+            fields_set=fields,
+            developer_fee=data.developer_fee,
+            developer_fee_fixed=data.developer_fee_fixed,
+            developer_fee_percent=data.developer_fee_percent,
+        )
+    counterparty_id = (
+        data.counterparty_id if "counterparty_id" in fields else _sent_counterparty(transfer)
+    )
+    customer = await planning.active_customer(session, caller, transfer.customer_id)
+    legs = await planning.replan(session, caller, customer, transfer, counterparty_id, now=now)
+    await repository.delete_legs(session, transfer.id)
+    session.add_all(legs)
+    await session.flush()
+    events.transfer_event(session, events.UPDATED, transfer=transfer, legs=legs, now=now)
+    return lifecycle.TransferWithLegs(transfer, legs)
+
+
+def _sent_counterparty(transfer: Transfer) -> str | None:
+    """A counterparty named with a bare address stays named across PATCHes."""
+    if transfer.destination_request.get("toAddress"):
+        return transfer.counterparty_id
+    return None
+
+
+async def list_transfers(
+    session: AsyncSession, *, caller: Caller, filters: TransferFilters, page: PageRequest
+) -> Page[lifecycle.TransferWithLegs]:
+    caller.require_scope(READ_SCOPE)
+    caller.require_customer_binding()
+    statement = repository.filtered_transfers(caller, filters)
+    found = await fetch_page(session, statement, Transfer.id, page)
+    legs = await repository.legs_of_many(session, [transfer.id for transfer in found.items])
+    return Page(
+        items=[lifecycle.TransferWithLegs(transfer, legs[transfer.id]) for transfer in found.items],
+        next_cursor=found.next_cursor,
+        has_more=found.has_more,
+    )
+
+
+async def list_customer_transfers(
+    session: AsyncSession, *, caller: Caller, customer_id: str, page: PageRequest
+) -> Page[lifecycle.TransferWithLegs]:
+    caller.require_scope(READ_SCOPE)
+    customer = await customers.get_customer(session, caller=caller, customer_id=customer_id)
+    return await list_transfers(
+        session, caller=caller, filters=TransferFilters(customer_id=customer.id), page=page
+    )
+
+
+async def list_account_transfers(
+    session: AsyncSession, *, caller: Caller, account_id: str, page: PageRequest
+) -> Page[lifecycle.TransferWithLegs]:
+    caller.require_scope(READ_SCOPE)
+    account = await accounts.get_account(session, caller=caller, account_id=account_id)
+    return await list_transfers(
+        session, caller=caller, filters=TransferFilters(account_id=account.id), page=page
+    )
+
+
+async def documents_of(session: AsyncSession, *, caller: Caller, transfer_id: str) -> list[str]:
+    caller.require_scope(READ_SCOPE)
+    transfer = await lifecycle.get_transfer(session, caller=caller, transfer_id=transfer_id)
+    return list(transfer.document_ids or [])

@@ -1,0 +1,1 @@
+"""Webhooks: endpoints, signed at-least-once delivery of outbox events, history and recovery."""

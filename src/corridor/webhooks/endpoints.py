@@ -1,0 +1,393 @@
+"""HTTP endpoints of webhooks: endpoints and their secrets, message history, recovery."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Depends, Query, Response
+
+from corridor.context import Context
+from corridor.errors import ValidationFailed
+from corridor.kit.openapi import ERROR_RESPONSES
+from corridor.kit.pagination import ListResponse, PageRequest, page_request, page_size_max
+from corridor.webhooks import history, service
+from corridor.webhooks.errors import OrganizationWide
+from corridor.webhooks.repository import MessageFilter
+from corridor.webhooks.rules import DeliveryStatus
+from corridor.webhooks.schemas import (
+    EVENT_TYPE_PATTERN,
+    AttemptRead,
+    DeliveryRead,
+    EndpointCreate,
+    EndpointRead,
+    EndpointUpdate,
+    MessageDetail,
+    MessageList,
+    MessageRead,
+    ReplayAccepted,
+    ReplayRequest,
+    ResendAccepted,
+    ResendRequest,
+    SecretRead,
+    SecretRotate,
+    event_type_chars_max,
+    event_types_per_endpoint_max,
+)
+
+router = APIRouter(prefix="/v1/webhooks", responses=ERROR_RESPONSES)
+ENDPOINTS: list[str] = ["Webhook endpoints"]
+MESSAGES: list[str] = ["Webhook messages"]
+SCOPE = "webhooks:manage"
+id_chars_max = 64
+message_page_size_default = 50
+_EVENT_TYPE = re.compile(EVENT_TYPE_PATTERN)
+_ITERATOR = re.compile(r"^msg_[0-9a-z]{26}$")
+
+Page = Annotated[PageRequest, Depends(page_request)]
+
+
+def _organization_id(context: Context) -> str:
+    """Webhooks are the organization's: any caller with the scope, not bound to a customer."""
+    context.caller.require_scope(SCOPE)
+    if context.caller.customer_id is not None:
+        raise OrganizationWide()
+    return context.caller.organization_id
+
+
+# --- Endpoints ----------------------------------------------------------------------------
+
+
+@router.post(
+    "/endpoints",
+    status_code=201,
+    response_model=EndpointRead,
+    tags=ENDPOINTS,
+    summary="Create a webhook endpoint",
+)
+async def create_endpoint(body: EndpointCreate, context: Context) -> Response:
+    """Messages created from now on whose type the endpoint subscribes to are delivered to
+    it, signed with its secret (`GET …/secret`)."""
+    endpoint = await service.create_endpoint(
+        context.session,
+        organization_id=_organization_id(context),
+        url=body.url,
+        description=body.description,
+        event_types=body.event_types,
+        disabled=body.disabled,
+        secret=body.secret,
+        sandbox=context.settings.is_sandbox,
+        now=context.now(),
+    )
+    return await context.respond(EndpointRead.of(endpoint), status=201)
+
+
+@router.get(
+    "/endpoints",
+    response_model=ListResponse[EndpointRead],
+    tags=ENDPOINTS,
+    summary="List webhook endpoints",
+)
+async def list_endpoints(context: Context, page: Page) -> ListResponse[EndpointRead]:
+    found = await service.list_endpoints(
+        context.session, organization_id=_organization_id(context), page=page
+    )
+    return ListResponse[EndpointRead](
+        data=[EndpointRead.of(endpoint) for endpoint in found.items],
+        next_cursor=found.next_cursor,
+        has_more=found.has_more,
+    )
+
+
+@router.get(
+    "/endpoints/{endpoint_id}",
+    response_model=EndpointRead,
+    tags=ENDPOINTS,
+    summary="Get a webhook endpoint",
+)
+async def get_endpoint(endpoint_id: str, context: Context) -> EndpointRead:
+    endpoint = await service.get_endpoint(
+        context.session, organization_id=_organization_id(context), endpoint_id=endpoint_id
+    )
+    return EndpointRead.of(endpoint)
+
+
+@router.patch(
+    "/endpoints/{endpoint_id}",
+    response_model=EndpointRead,
+    tags=ENDPOINTS,
+    summary="Update a webhook endpoint",
+)
+async def update_endpoint(endpoint_id: str, body: EndpointUpdate, context: Context) -> Response:
+    """Only the fields sent change. `disabled: true` cancels the endpoint's waiting
+    deliveries; `disabled: false` enables it again (a replay sends what it missed)."""
+    endpoint = await service.update_endpoint(
+        context.session,
+        organization_id=_organization_id(context),
+        endpoint_id=endpoint_id,
+        changes={name: getattr(body, name) for name in body.model_fields_set},
+        sandbox=context.settings.is_sandbox,
+        now=context.now(),
+    )
+    return await context.respond(EndpointRead.of(endpoint))
+
+
+@router.delete(
+    "/endpoints/{endpoint_id}",
+    status_code=204,
+    tags=ENDPOINTS,
+    summary="Delete a webhook endpoint",
+)
+async def delete_endpoint(endpoint_id: str, context: Context) -> Response:
+    """Its waiting deliveries are CANCELED; the messages stay in the history."""
+    await service.delete_endpoint(
+        context.session,
+        organization_id=_organization_id(context),
+        endpoint_id=endpoint_id,
+        now=context.now(),
+    )
+    await context.session.commit()
+    return Response(status_code=204)
+
+
+@router.get(
+    "/endpoints/{endpoint_id}/secret",
+    response_model=SecretRead,
+    tags=ENDPOINTS,
+    summary="Get an endpoint's signing secret",
+)
+async def get_secret(endpoint_id: str, context: Context) -> SecretRead:
+    endpoint = await service.get_endpoint(
+        context.session, organization_id=_organization_id(context), endpoint_id=endpoint_id
+    )
+    return SecretRead(key=endpoint.secret)
+
+
+@router.post(
+    "/endpoints/{endpoint_id}/secret/rotate",
+    response_model=SecretRead,
+    tags=ENDPOINTS,
+    summary="Rotate an endpoint's signing secret",
+)
+async def rotate_secret(
+    endpoint_id: str,
+    context: Context,
+    body: Annotated[SecretRotate | None, Body()] = None,
+) -> Response:
+    """Answers the new secret. For 24 hours deliveries carry a signature with the previous
+    secret too, so receivers can switch without losing a message."""
+    key = await service.rotate_secret(
+        context.session,
+        organization_id=_organization_id(context),
+        endpoint_id=endpoint_id,
+        key=body.key if body is not None else None,
+        now=context.now(),
+    )
+    return await context.respond(SecretRead(key=key))
+
+
+@router.post(
+    "/endpoints/{endpoint_id}/replay",
+    status_code=202,
+    response_model=ReplayAccepted,
+    tags=ENDPOINTS,
+    summary="Replay an endpoint's failed deliveries",
+)
+async def replay(endpoint_id: str, body: ReplayRequest, context: Context) -> Response:
+    """Queues the FAIL and CANCELED deliveries of messages created since `since` for new
+    attempts, sent in the background. At most 10,000 per call: `complete: false` says to
+    call again for the rest."""
+    replayed = await service.replay_failed(
+        context.session,
+        organization_id=_organization_id(context),
+        endpoint_id=endpoint_id,
+        since=body.since,
+        until=body.until,
+        now=context.now(),
+    )
+    accepted = ReplayAccepted(
+        endpoint_id=replayed.endpoint_id,
+        since=replayed.since,
+        until=replayed.until,
+        queued=replayed.queued,
+        complete=replayed.complete,
+    )
+    return await context.respond(accepted, status=202)
+
+
+# --- Messages -----------------------------------------------------------------------------
+
+
+def _event_types(value: str | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    types = tuple(dict.fromkeys(item.strip() for item in value.split(",") if item.strip()))
+    if len(types) > event_types_per_endpoint_max:
+        raise ValidationFailed("eventTypes", f"at most {event_types_per_endpoint_max} types")
+    for event_type in types:
+        if len(event_type) > event_type_chars_max or not _EVENT_TYPE.match(event_type):
+            raise ValidationFailed("eventTypes", f"{event_type[:80]!r} is not an event type")
+    return types
+
+
+def message_filter(
+    context: Context,
+    endpoint_id: Annotated[
+        str | None,
+        Query(
+            alias="endpointId",
+            max_length=id_chars_max,
+            description="Only messages for this endpoint; needed to filter by `status`",
+        ),
+    ] = None,
+    event_types: Annotated[
+        str | None,
+        Query(
+            alias="eventTypes",
+            max_length=event_types_per_endpoint_max * (event_type_chars_max + 1),
+            description="Comma-separated event types",
+            examples=["transfer.completed,transfer.failed"],
+        ),
+    ] = None,
+    status: Annotated[
+        DeliveryStatus | None, Query(description="The status at `endpointId`")
+    ] = None,
+    after: Annotated[datetime | None, Query(description="Created after this time")] = None,
+    before: Annotated[datetime | None, Query(description="Created before this time")] = None,
+    tag: Annotated[
+        str | None,
+        Query(max_length=id_chars_max, description="A resource id the message concerns"),
+    ] = None,
+    iterator: Annotated[
+        str | None, Query(max_length=id_chars_max, description="`iterator` of the previous page")
+    ] = None,
+    limit: Annotated[
+        int, Query(ge=1, le=page_size_max, description="Messages per page, 1 to 250")
+    ] = message_page_size_default,
+) -> MessageFilter:
+    if status is not None and endpoint_id is None:
+        raise ValidationFailed("status", "filters by status only together with endpointId")
+    if iterator is not None and not _ITERATOR.match(iterator):
+        raise ValidationFailed("iterator", "not an iterator returned by this list")
+    return MessageFilter(
+        organization_id=_organization_id(context),
+        endpoint_id=endpoint_id,
+        status=status.value if status is not None else None,
+        event_types=_event_types(event_types),
+        after=service.utc(after, field="after") if after is not None else None,
+        before=service.utc(before, field="before") if before is not None else None,
+        tag=tag,
+        iterator=iterator,
+        limit=limit,
+    )
+
+
+def _message_read(view: history.MessageView) -> MessageRead:
+    return MessageRead(
+        id=view.event.id,
+        event_type=view.event.type,
+        timestamp=view.event.created_at,
+        tags=list(view.event.tags),
+        status=view.status,
+        next_attempt=view.next_attempt,
+    )
+
+
+@router.get("/messages", response_model=MessageList, tags=MESSAGES, summary="List webhook messages")
+async def list_messages(
+    context: Context, query: Annotated[MessageFilter, Depends(message_filter)]
+) -> MessageList:
+    """Newest first. Pages stay stable while new messages arrive: pass `iterator` on until
+    `done`. `available` is false when message history is switched off."""
+    found = await history.list_messages(context.session, query=query, settings=context.settings)
+    return MessageList(
+        available=found.available,
+        data=[_message_read(view) for view in found.items],
+        iterator=found.iterator,
+        done=found.done,
+    )
+
+
+@router.get(
+    "/messages/{message_id}",
+    response_model=MessageDetail,
+    tags=MESSAGES,
+    summary="Get a webhook message",
+)
+async def get_message(message_id: str, context: Context) -> MessageDetail:
+    """The message with its payload and its status at each endpoint."""
+    found = await history.get_message(
+        context.session, organization_id=_organization_id(context), message_id=message_id
+    )
+    event = found.view.event
+    return MessageDetail(
+        **_message_read(found.view).model_dump(),
+        payload=history.payload_of(event),
+        deliveries=[
+            DeliveryRead(
+                endpoint_id=delivery.endpoint_id,
+                status=DeliveryStatus(delivery.status),
+                attempt_count=delivery.attempt_count,
+                next_attempt=(
+                    delivery.due_at if delivery.status == DeliveryStatus.PENDING.value else None
+                ),
+            )
+            for delivery in found.deliveries
+        ],
+    )
+
+
+@router.get(
+    "/messages/{message_id}/attempts",
+    response_model=ListResponse[AttemptRead],
+    tags=MESSAGES,
+    summary="List a message's delivery attempts",
+)
+async def list_attempts(
+    message_id: str,
+    context: Context,
+    page: Page,
+    endpoint_id: Annotated[
+        str | None,
+        Query(alias="endpointId", max_length=id_chars_max, description="Only to this endpoint"),
+    ] = None,
+) -> ListResponse[AttemptRead]:
+    """Newest first: status code, the start of the answer, duration, and any error."""
+    found = await history.list_attempts(
+        context.session,
+        organization_id=_organization_id(context),
+        message_id=message_id,
+        endpoint_id=endpoint_id,
+        page=page,
+    )
+    return ListResponse[AttemptRead](
+        data=[AttemptRead.of(attempt) for attempt in found.items],
+        next_cursor=found.next_cursor,
+        has_more=found.has_more,
+    )
+
+
+@router.post(
+    "/messages/{message_id}/resend",
+    status_code=202,
+    response_model=ResendAccepted,
+    tags=MESSAGES,
+    summary="Resend a webhook message",
+)
+async def resend_message(
+    message_id: str,
+    context: Context,
+    body: Annotated[ResendRequest | None, Body()] = None,
+) -> Response:
+    """Queues the message again for `endpointId`, or for every enabled endpoint it went to;
+    the workers send it in the background with a new round of attempts."""
+    endpoint_ids = await history.resend(
+        context.session,
+        organization_id=_organization_id(context),
+        message_id=message_id,
+        endpoint_id=body.endpoint_id if body is not None else None,
+        now=context.now(),
+    )
+    accepted = ResendAccepted(message_id=message_id, endpoint_ids=endpoint_ids)
+    return await context.respond(accepted, status=202)

@@ -1,0 +1,218 @@
+"""Use cases of message history: list, read one, its attempts, and resend.
+
+A message is an outbox event; its status is the status of its delivery to one endpoint
+(with `endpointId`), or across all of them (without).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from corridor.config import Settings
+from corridor.errors import NotFound
+from corridor.kit.ids import new_id
+from corridor.kit.pagination import Page, PageRequest, fetch_page
+from corridor.models.event import Event
+from corridor.models.webhook import WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from corridor.organizations import configuration as organization_configuration
+from corridor.organizations import repository as organizations
+from corridor.webhooks import repository
+from corridor.webhooks.errors import EndpointDisabled, MessageNotSentYet, NotSubscribed
+from corridor.webhooks.repository import MessageFilter
+from corridor.webhooks.rules import (
+    DeliveryStatus,
+    Trigger,
+    endpoint_wants,
+    overall_status,
+    payload,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MessageView:
+    event: Event
+    status: DeliveryStatus
+    next_attempt: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class MessagePage:
+    available: bool
+    items: list[MessageView]
+    iterator: str | None
+    done: bool
+
+
+async def history_available(
+    session: AsyncSession, *, organization_id: str, settings: Settings
+) -> bool:
+    """History is kept unless the environment or the organization switched it off."""
+    if not settings.webhook_history_enabled:
+        return False
+    organization = await organizations.organization_by_id(session, organization_id)
+    assert organization is not None
+    return organization_configuration.from_document(
+        organization.configuration
+    ).webhook_history_enabled
+
+
+async def list_messages(
+    session: AsyncSession, *, query: MessageFilter, settings: Settings
+) -> MessagePage:
+    if not await history_available(
+        session, organization_id=query.organization_id, settings=settings
+    ):
+        return MessagePage(available=False, items=[], iterator=None, done=True)
+    if query.endpoint_id is not None:
+        await _live_endpoint(session, query.organization_id, query.endpoint_id)
+    rows, more = await repository.message_page(session, query)
+    overall = await _overall_statuses(session, [event for event, delivery in rows if not delivery])
+    items = [
+        _view_at(event, delivery) if delivery is not None else overall[event.id]
+        for event, delivery in rows
+    ]
+    return MessagePage(
+        available=True,
+        items=items,
+        iterator=rows[-1][0].id if more else None,
+        done=not more,
+    )
+
+
+def _view_at(event: Event, delivery: WebhookDelivery) -> MessageView:
+    status = DeliveryStatus(delivery.status)
+    next_attempt = delivery.due_at if status is DeliveryStatus.PENDING else None
+    return MessageView(event=event, status=status, next_attempt=next_attempt)
+
+
+async def _overall_statuses(session: AsyncSession, events: list[Event]) -> dict[str, MessageView]:
+    statuses: dict[str, set[str]] = defaultdict(set)
+    next_attempts: dict[str, datetime] = {}
+    for count in await repository.delivery_status_counts(session, [event.id for event in events]):
+        statuses[count.event_id].add(count.status)
+        if count.status == DeliveryStatus.PENDING.value and count.next_due_at is not None:
+            next_attempts[count.event_id] = count.next_due_at
+    return {
+        event.id: MessageView(
+            event=event,
+            status=overall_status(statuses[event.id], dispatched=event.dispatched_at is not None),
+            next_attempt=next_attempts.get(event.id),
+        )
+        for event in events
+    }
+
+
+def payload_of(event: Event) -> dict[str, Any]:
+    """The body the message's deliveries carry."""
+    return payload(event.type, event.created_at, event.data)
+
+
+@dataclass(frozen=True, slots=True)
+class MessageDetail:
+    view: MessageView
+    deliveries: list[WebhookDelivery]
+
+
+async def get_message(
+    session: AsyncSession, *, organization_id: str, message_id: str
+) -> MessageDetail:
+    event = await _message(session, organization_id, message_id)
+    deliveries = await repository.deliveries_of_message(session, event.id)
+    view = (await _overall_statuses(session, [event]))[event.id]
+    return MessageDetail(view=view, deliveries=deliveries)
+
+
+async def list_attempts(
+    session: AsyncSession,
+    *,
+    organization_id: str,
+    message_id: str,
+    endpoint_id: str | None,
+    page: PageRequest,
+) -> Page[WebhookAttempt]:
+    await _message(session, organization_id, message_id)
+    statement = repository.attempts_of_message(organization_id, message_id, endpoint_id)
+    return await fetch_page(session, statement, WebhookAttempt.id, page)
+
+
+async def resend(
+    session: AsyncSession,
+    *,
+    organization_id: str,
+    message_id: str,
+    endpoint_id: str | None,
+    now: datetime,
+) -> list[str]:
+    """Queue the message again, to one endpoint or to every enabled endpoint it went to.
+
+    Returns the endpoints it is queued for; an attempt in flight is left to finish."""
+    event = await _message(session, organization_id, message_id)
+    if event.dispatched_at is None:
+        raise MessageNotSentYet()
+    if endpoint_id is not None:
+        await _resend_to(session, event, endpoint_id, now)
+        return [endpoint_id]
+    deliveries = await repository.deliveries_of_message(session, event.id)
+    endpoints = await repository.by_ids(
+        session, WebhookEndpoint, [delivery.endpoint_id for delivery in deliveries]
+    )
+    chosen = [
+        delivery
+        for delivery in deliveries
+        if not endpoints[delivery.endpoint_id].disabled
+        and endpoints[delivery.endpoint_id].deleted_at is None
+    ]
+    await repository.requeue_deliveries(session, [delivery.id for delivery in chosen], now)
+    return [delivery.endpoint_id for delivery in chosen]
+
+
+async def _resend_to(session: AsyncSession, event: Event, endpoint_id: str, now: datetime) -> None:
+    # Locked, so two resends never both create the endpoint's first delivery of the message.
+    endpoint = await repository.lock_endpoint(session, event.organization_id, endpoint_id)
+    if endpoint is None:
+        raise NotFound("webhook endpoint", endpoint_id)
+    if endpoint.disabled:
+        raise EndpointDisabled("resend to it")
+    delivery = await repository.delivery_of(session, event.id, endpoint.id)
+    if delivery is not None:
+        await repository.requeue_deliveries(session, [delivery.id], now)
+        return
+    if not endpoint_wants(endpoint.event_types, event.type):
+        raise NotSubscribed(event.type)
+    session.add(
+        WebhookDelivery(
+            id=new_id("dlv"),
+            organization_id=event.organization_id,
+            event_id=event.id,
+            endpoint_id=endpoint.id,
+            status=DeliveryStatus.PENDING.value,
+            attempt_count=0,
+            due_at=now,
+            current_attempt_id=None,
+            trigger=Trigger.MANUAL.value,
+            created_at=now,
+            updated_at=now,
+        )
+    )
+    await session.flush()
+
+
+async def _message(session: AsyncSession, organization_id: str, message_id: str) -> Event:
+    event = await repository.message(session, organization_id, message_id)
+    if event is None:
+        raise NotFound("webhook message", message_id)
+    return event
+
+
+async def _live_endpoint(
+    session: AsyncSession, organization_id: str, endpoint_id: str
+) -> WebhookEndpoint:
+    endpoint = await repository.endpoint(session, organization_id, endpoint_id)
+    if endpoint is None:
+        raise NotFound("webhook endpoint", endpoint_id)
+    return endpoint

@@ -1,0 +1,406 @@
+"""Queries of the webhooks domain: endpoints, fan-out and claims, message history, retention.
+
+Claims take rows with FOR UPDATE SKIP LOCKED on PostgreSQL, so any number of workers share
+the work and none takes a row another holds. On SQLite the claiming transaction holds the
+database's write lock (BEGIN IMMEDIATE), which serialises claims just the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Select, and_, delete, exists, func, literal, select, type_coerce, update
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.attributes import set_committed_value
+
+from corridor.kit.db import lock_rows
+from corridor.models.event import Event
+from corridor.models.organization import Organization
+from corridor.models.webhook import WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from corridor.webhooks.rules import DeliveryStatus
+
+_ACTIVE = (DeliveryStatus.PENDING.value, DeliveryStatus.SENDING.value)
+_REPLAYABLE = (DeliveryStatus.FAIL.value, DeliveryStatus.CANCELED.value)
+
+
+def _is_sqlite(session: AsyncSession) -> bool:
+    return session.bind is not None and session.bind.dialect.name == "sqlite"
+
+
+def _skip_locked(session: AsyncSession, statement: Select[Any]) -> Select[Any]:
+    if _is_sqlite(session):
+        return statement
+    return statement.with_for_update(skip_locked=True)
+
+
+# --- Endpoints ----------------------------------------------------------------------------
+
+
+def endpoints_of(organization_id: str) -> Select[tuple[WebhookEndpoint]]:
+    return select(WebhookEndpoint).where(
+        WebhookEndpoint.organization_id == organization_id, WebhookEndpoint.deleted_at.is_(None)
+    )
+
+
+async def endpoint(
+    session: AsyncSession, organization_id: str, endpoint_id: str
+) -> WebhookEndpoint | None:
+    statement = endpoints_of(organization_id).where(WebhookEndpoint.id == endpoint_id)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def lock_endpoint(
+    session: AsyncSession, organization_id: str, endpoint_id: str
+) -> WebhookEndpoint | None:
+    """The live endpoint, locked until the transaction ends (its secrets are read-modify-write)."""
+    rows = await lock_rows(session, WebhookEndpoint, [endpoint_id])
+    found = rows[0] if rows else None
+    if found is None or found.organization_id != organization_id or found.deleted_at is not None:
+        return None
+    return found
+
+
+async def lock_organization(session: AsyncSession, organization_id: str) -> None:
+    await lock_rows(session, Organization, [organization_id])
+
+
+async def count_endpoints(session: AsyncSession, organization_id: str) -> int:
+    statement = select(func.count()).select_from(endpoints_of(organization_id).subquery())
+    return (await session.execute(statement)).scalar_one()
+
+
+async def cancel_pending_deliveries(session: AsyncSession, endpoint_id: str, now: datetime) -> int:
+    """PENDING deliveries of an endpoint that was disabled or deleted become CANCELED.
+
+    A delivery SENDING right now finishes its attempt; a failure is then CANCELED too."""
+    statement = (
+        update(WebhookDelivery)
+        .where(
+            WebhookDelivery.endpoint_id == endpoint_id,
+            WebhookDelivery.status == DeliveryStatus.PENDING.value,
+        )
+        .values(status=DeliveryStatus.CANCELED.value, due_at=None, updated_at=now)
+    )
+    return (await session.execute(statement)).rowcount or 0
+
+
+# --- Fan-out and claims -------------------------------------------------------------------
+
+
+async def has_due_work(session: AsyncSession, now: datetime) -> bool:
+    """Whether anything waits: an event not yet fanned out, or a delivery due."""
+    undispatched = exists().where(Event.dispatched_at.is_(None))
+    due = exists().where(WebhookDelivery.due_at <= now)
+    return bool((await session.execute(select(undispatched | due))).scalar_one())
+
+
+async def claim_undispatched_events(session: AsyncSession, limit: int) -> list[Event]:
+    statement = select(Event).where(Event.dispatched_at.is_(None)).order_by(Event.id).limit(limit)
+    return list((await session.execute(_skip_locked(session, statement))).scalars())
+
+
+async def live_endpoints_of(
+    session: AsyncSession, organization_ids: Sequence[str]
+) -> list[WebhookEndpoint]:
+    statement = (
+        select(WebhookEndpoint)
+        .where(
+            WebhookEndpoint.organization_id.in_(sorted(set(organization_ids))),
+            WebhookEndpoint.deleted_at.is_(None),
+        )
+        .order_by(WebhookEndpoint.id)
+    )
+    return list((await session.execute(statement)).scalars())
+
+
+async def claim_due_deliveries(
+    session: AsyncSession, now: datetime, limit: int
+) -> list[WebhookDelivery]:
+    """Deliveries whose attempt is due, or whose claim's lease ran out (a worker died)."""
+    statement = (
+        select(WebhookDelivery)
+        .where(WebhookDelivery.due_at <= now)
+        .order_by(WebhookDelivery.due_at, WebhookDelivery.id)
+        .limit(limit)
+    )
+    statement = _skip_locked(session, statement).execution_options(populate_existing=True)
+    return list((await session.execute(statement)).scalars())
+
+
+async def by_ids(session: AsyncSession, model: Any, ids: Sequence[str]) -> dict[str, Any]:
+    if not ids:
+        return {}
+    statement = select(model).where(model.id.in_(sorted(set(ids))))
+    return {row.id: row for row in (await session.execute(statement)).scalars()}
+
+
+async def lock_deliveries(session: AsyncSession, ids: Sequence[str]) -> dict[str, WebhookDelivery]:
+    return {row.id: row for row in await lock_rows(session, WebhookDelivery, ids)}
+
+
+async def mark_failing_since(
+    session: AsyncSession, endpoint: WebhookEndpoint, now: datetime
+) -> None:
+    """Start the endpoint's run of failures, unless one is already running."""
+    if endpoint.failing_since is not None:
+        return
+    await session.execute(
+        update(WebhookEndpoint)
+        .where(WebhookEndpoint.id == endpoint.id, WebhookEndpoint.failing_since.is_(None))
+        .values(failing_since=now)
+        .execution_options(synchronize_session=False)
+    )
+    set_committed_value(endpoint, "failing_since", now)
+
+
+async def clear_failing_since(session: AsyncSession, endpoint: WebhookEndpoint) -> None:
+    """A success ends the endpoint's run of failures."""
+    if endpoint.failing_since is None:
+        return
+    await session.execute(
+        update(WebhookEndpoint)
+        .where(WebhookEndpoint.id == endpoint.id)
+        .values(failing_since=None)
+        .execution_options(synchronize_session=False)
+    )
+    set_committed_value(endpoint, "failing_since", None)
+
+
+async def disable_endpoint(
+    session: AsyncSession, endpoint_id: str, *, reason: str, now: datetime
+) -> bool:
+    """Disable an enabled endpoint; False when it already was disabled or deleted."""
+    result = await session.execute(
+        update(WebhookEndpoint)
+        .where(
+            WebhookEndpoint.id == endpoint_id,
+            WebhookEndpoint.disabled.is_(False),
+            WebhookEndpoint.deleted_at.is_(None),
+        )
+        .values(disabled=True, disabled_reason=reason, updated_at=now)
+    )
+    return bool(result.rowcount)
+
+
+# --- Message history ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MessageFilter:
+    organization_id: str
+    endpoint_id: str | None
+    status: str | None
+    event_types: tuple[str, ...]
+    after: datetime | None
+    before: datetime | None
+    tag: str | None
+    iterator: str | None
+    limit: int
+
+
+def _has_tag(session: AsyncSession, tag: str) -> Any:
+    if _is_sqlite(session):
+        elements = func.json_each(Event.tags).table_valued("value")
+        return exists(select(literal(1)).select_from(elements).where(elements.c.value == tag))
+    return type_coerce(Event.tags, JSONB).contains(type_coerce([tag], JSONB))
+
+
+def _message_statement(session: AsyncSession, query: MessageFilter) -> Select[Any]:
+    if query.endpoint_id is None:
+        statement: Select[Any] = select(Event, literal(None).label("delivery"))
+        order_column: Any = Event.id
+    else:
+        statement = select(Event, WebhookDelivery).join(
+            WebhookDelivery,
+            and_(
+                WebhookDelivery.event_id == Event.id,
+                WebhookDelivery.endpoint_id == query.endpoint_id,
+            ),
+        )
+        order_column = WebhookDelivery.event_id
+        if query.status is not None:
+            statement = statement.where(WebhookDelivery.status == query.status)
+    statement = statement.where(Event.organization_id == query.organization_id)
+    if query.event_types:
+        statement = statement.where(Event.type.in_(query.event_types))
+    if query.after is not None:
+        statement = statement.where(Event.created_at > query.after)
+    if query.before is not None:
+        statement = statement.where(Event.created_at < query.before)
+    if query.tag is not None:
+        statement = statement.where(_has_tag(session, query.tag))
+    if query.iterator is not None:
+        statement = statement.where(order_column < query.iterator)
+    return statement.order_by(order_column.desc()).limit(query.limit + 1)
+
+
+async def message_page(
+    session: AsyncSession, query: MessageFilter
+) -> tuple[list[tuple[Event, WebhookDelivery | None]], bool]:
+    """One page of messages, newest first, and whether more follow."""
+    rows = [(row[0], row[1]) for row in await session.execute(_message_statement(session, query))]
+    return rows[: query.limit], len(rows) > query.limit
+
+
+@dataclass(frozen=True, slots=True)
+class StatusCount:
+    event_id: str
+    status: str
+    count: int
+    next_due_at: datetime | None
+
+
+async def delivery_status_counts(
+    session: AsyncSession, event_ids: Sequence[str]
+) -> list[StatusCount]:
+    if not event_ids:
+        return []
+    statement = (
+        select(
+            WebhookDelivery.event_id,
+            WebhookDelivery.status,
+            func.count(),
+            func.min(WebhookDelivery.due_at),
+        )
+        .where(WebhookDelivery.event_id.in_(list(event_ids)))
+        .group_by(WebhookDelivery.event_id, WebhookDelivery.status)
+    )
+    return [StatusCount(*row) for row in await session.execute(statement)]
+
+
+async def message(session: AsyncSession, organization_id: str, message_id: str) -> Event | None:
+    statement = select(Event).where(
+        Event.id == message_id, Event.organization_id == organization_id
+    )
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def deliveries_of_message(session: AsyncSession, message_id: str) -> list[WebhookDelivery]:
+    statement = (
+        select(WebhookDelivery)
+        .where(WebhookDelivery.event_id == message_id)
+        .order_by(WebhookDelivery.endpoint_id)
+    )
+    return list((await session.execute(statement)).scalars())
+
+
+def attempts_of_message(
+    organization_id: str, message_id: str, endpoint_id: str | None
+) -> Select[tuple[WebhookAttempt]]:
+    statement = select(WebhookAttempt).where(
+        WebhookAttempt.event_id == message_id, WebhookAttempt.organization_id == organization_id
+    )
+    if endpoint_id is not None:
+        statement = statement.where(WebhookAttempt.endpoint_id == endpoint_id)
+    return statement
+
+
+# --- Resend and replay --------------------------------------------------------------------
+
+
+async def delivery_of(
+    session: AsyncSession, message_id: str, endpoint_id: str
+) -> WebhookDelivery | None:
+    statement = select(WebhookDelivery).where(
+        WebhookDelivery.event_id == message_id, WebhookDelivery.endpoint_id == endpoint_id
+    )
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+def _requeue_values(now: datetime) -> dict[str, Any]:
+    return {
+        "status": DeliveryStatus.PENDING.value,
+        "attempt_count": 0,
+        "due_at": now,
+        "trigger": "MANUAL",
+        "current_attempt_id": None,
+        "updated_at": now,
+    }
+
+
+async def requeue_deliveries(session: AsyncSession, ids: Sequence[str], now: datetime) -> int:
+    """Queue deliveries for a new round of attempts, starting now; one in flight is left be."""
+    if not ids:
+        return 0
+    statement = (
+        update(WebhookDelivery)
+        .where(
+            WebhookDelivery.id.in_(list(ids)),
+            WebhookDelivery.status != DeliveryStatus.SENDING.value,
+        )
+        .values(**_requeue_values(now))
+    )
+    return (await session.execute(statement)).rowcount or 0
+
+
+async def replayable_delivery_ids(
+    session: AsyncSession,
+    endpoint_id: str,
+    *,
+    since: datetime,
+    until: datetime,
+    limit: int,
+) -> list[str]:
+    """Failed and canceled deliveries of messages created in [since, until), oldest first."""
+    statement = (
+        select(WebhookDelivery.id)
+        .join(Event, Event.id == WebhookDelivery.event_id)
+        .where(
+            WebhookDelivery.endpoint_id == endpoint_id,
+            WebhookDelivery.status.in_(_REPLAYABLE),
+            Event.created_at >= since,
+            Event.created_at < until,
+        )
+        .order_by(WebhookDelivery.event_id)
+        .limit(limit)
+    )
+    return list((await session.execute(statement)).scalars())
+
+
+# --- Retention ----------------------------------------------------------------------------
+
+
+async def event_ids_created_before(
+    session: AsyncSession, before: datetime, limit: int
+) -> list[str]:
+    statement = (
+        select(Event.id)
+        .where(Event.created_at < before, Event.dispatched_at.is_not(None))
+        .order_by(Event.id)
+        .limit(limit)
+    )
+    return list((await session.execute(statement)).scalars())
+
+
+def _history_off() -> Any:
+    return Organization.configuration["webhookHistoryEnabled"].as_boolean().is_(False)
+
+
+async def finished_event_ids(
+    session: AsyncSession, *, history_off_organizations_only: bool, limit: int
+) -> list[str]:
+    """Messages fanned out whose every delivery is over (SUCCESS, FAIL or CANCELED)."""
+    unfinished = exists().where(
+        WebhookDelivery.event_id == Event.id, WebhookDelivery.status.in_(_ACTIVE)
+    )
+    statement = select(Event.id).where(Event.dispatched_at.is_not(None), ~unfinished)
+    if history_off_organizations_only:
+        statement = statement.join(Organization, Organization.id == Event.organization_id).where(
+            _history_off()
+        )
+    return list((await session.execute(statement.order_by(Event.id).limit(limit))).scalars())
+
+
+async def delete_messages(session: AsyncSession, event_ids: Sequence[str]) -> int:
+    """Delete messages with their deliveries and attempts."""
+    if not event_ids:
+        return 0
+    ids = list(event_ids)
+    await session.execute(delete(WebhookAttempt).where(WebhookAttempt.event_id.in_(ids)))
+    await session.execute(delete(WebhookDelivery).where(WebhookDelivery.event_id.in_(ids)))
+    result = await session.execute(delete(Event).where(Event.id.in_(ids)))
+    return result.rowcount or 0

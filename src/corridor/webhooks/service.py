@@ -1,0 +1,222 @@
+"""Use cases of webhook endpoints: create, read, change, delete, secrets, and replay."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from corridor.errors import NotFound, ValidationFailed
+from corridor.kit.clock import as_utc
+from corridor.kit.ids import new_id
+from corridor.kit.pagination import Page, PageRequest, fetch_page
+from corridor.models.webhook import WebhookEndpoint
+from corridor.webhooks import repository, signing, urls
+from corridor.webhooks.errors import EndpointDisabled, EndpointLimitReached
+from corridor.webhooks.rules import DisabledReason
+
+endpoints_per_organization_max = 100
+# A replay queues at most this many deliveries; `complete: false` says to call again.
+replay_deliveries_max = 10_000
+
+
+def checked_url(url: str, *, sandbox: bool) -> str:
+    try:
+        urls.parse(url, sandbox=sandbox)
+    except urls.UrlRefused as error:
+        raise ValidationFailed("url", str(error)) from None
+    return url
+
+
+def utc(moment: datetime, *, field: str) -> datetime:
+    """A client's time in UTC (naive times are taken as UTC); 422 when it cannot be one."""
+    try:
+        return as_utc(moment)
+    except OverflowError:
+        raise ValidationFailed(field, "is outside the range of UTC times") from None
+
+
+def checked_secret(secret: str, *, field: str) -> str:
+    try:
+        signing.secret_key_bytes(secret)
+    except signing.SecretError as error:
+        raise ValidationFailed(field, str(error)) from None
+    return secret
+
+
+async def create_endpoint(
+    session: AsyncSession,
+    *,
+    organization_id: str,
+    url: str,
+    description: str | None,
+    event_types: list[str],
+    disabled: bool,
+    secret: str | None,
+    sandbox: bool,
+    now: datetime,
+) -> WebhookEndpoint:
+    checked_url(url, sandbox=sandbox)
+    key = checked_secret(secret, field="secret") if secret is not None else signing.new_secret()
+    # Locked, so concurrent creates cannot together pass the limit.
+    await repository.lock_organization(session, organization_id)
+    if await repository.count_endpoints(session, organization_id) >= endpoints_per_organization_max:
+        raise EndpointLimitReached(endpoints_per_organization_max)
+    endpoint = WebhookEndpoint(
+        id=new_id("ep"),
+        organization_id=organization_id,
+        url=url,
+        description=description,
+        event_types=event_types,
+        disabled=disabled,
+        disabled_reason=DisabledReason.MANUAL.value if disabled else None,
+        secret=key,
+        previous_secrets=[],
+        failing_since=None,
+        created_at=now,
+        updated_at=now,
+        deleted_at=None,
+    )
+    session.add(endpoint)
+    await session.flush()
+    return endpoint
+
+
+async def list_endpoints(
+    session: AsyncSession, *, organization_id: str, page: PageRequest
+) -> Page[WebhookEndpoint]:
+    return await fetch_page(
+        session, repository.endpoints_of(organization_id), WebhookEndpoint.id, page
+    )
+
+
+async def get_endpoint(
+    session: AsyncSession, *, organization_id: str, endpoint_id: str
+) -> WebhookEndpoint:
+    endpoint = await repository.endpoint(session, organization_id, endpoint_id)
+    if endpoint is None:
+        raise NotFound("webhook endpoint", endpoint_id)
+    return endpoint
+
+
+async def _locked_endpoint(
+    session: AsyncSession, organization_id: str, endpoint_id: str
+) -> WebhookEndpoint:
+    endpoint = await repository.lock_endpoint(session, organization_id, endpoint_id)
+    if endpoint is None:
+        raise NotFound("webhook endpoint", endpoint_id)
+    return endpoint
+
+
+async def update_endpoint(
+    session: AsyncSession,
+    *,
+    organization_id: str,
+    endpoint_id: str,
+    changes: dict[str, Any],
+    sandbox: bool,
+    now: datetime,
+) -> WebhookEndpoint:
+    """Apply the fields sent: url, description, event_types, disabled."""
+    endpoint = await _locked_endpoint(session, organization_id, endpoint_id)
+    if "url" in changes:
+        endpoint.url = checked_url(changes["url"], sandbox=sandbox)
+    if "description" in changes:
+        endpoint.description = changes["description"]
+    if "event_types" in changes:
+        endpoint.event_types = list(changes["event_types"])
+    if "disabled" in changes and changes["disabled"] != endpoint.disabled:
+        await _set_disabled(session, endpoint, disabled=changes["disabled"], now=now)
+    if changes:
+        endpoint.updated_at = now
+    await session.flush()
+    return endpoint
+
+
+async def _set_disabled(
+    session: AsyncSession, endpoint: WebhookEndpoint, *, disabled: bool, now: datetime
+) -> None:
+    endpoint.disabled = disabled
+    # Enabling starts afresh: the 5-day failure clock restarts with the next failure.
+    endpoint.disabled_reason = DisabledReason.MANUAL.value if disabled else None
+    endpoint.failing_since = None
+    if disabled:
+        await session.flush()
+        await repository.cancel_pending_deliveries(session, endpoint.id, now)
+
+
+async def delete_endpoint(
+    session: AsyncSession, *, organization_id: str, endpoint_id: str, now: datetime
+) -> None:
+    """The endpoint disappears from the API; its waiting deliveries are CANCELED."""
+    endpoint = await _locked_endpoint(session, organization_id, endpoint_id)
+    endpoint.deleted_at = now
+    endpoint.updated_at = now
+    await session.flush()
+    await repository.cancel_pending_deliveries(session, endpoint.id, now)
+
+
+async def rotate_secret(
+    session: AsyncSession,
+    *,
+    organization_id: str,
+    endpoint_id: str,
+    key: str | None,
+    now: datetime,
+) -> str:
+    """Replace the signing secret. The replaced one keeps signing deliveries (beside the new
+    one) for 24 hours; at most 5 replaced secrets are kept."""
+    new_key = checked_secret(key, field="key") if key is not None else signing.new_secret()
+    endpoint = await _locked_endpoint(session, organization_id, endpoint_id)
+    if new_key == endpoint.secret:
+        raise ValidationFailed("key", "must differ from the current secret")
+    previous = [signing.PreviousSecret.from_document(item) for item in endpoint.previous_secrets]
+    endpoint.previous_secrets = [
+        item.to_document() for item in signing.rotated(endpoint.secret, previous, now=now)
+    ]
+    endpoint.secret = new_key
+    endpoint.updated_at = now
+    await session.flush()
+    return new_key
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    endpoint_id: str
+    since: datetime
+    until: datetime
+    queued: int
+    complete: bool
+
+
+async def replay_failed(
+    session: AsyncSession,
+    *,
+    organization_id: str,
+    endpoint_id: str,
+    since: datetime,
+    until: datetime | None,
+    now: datetime,
+) -> Replay:
+    """Queue the endpoint's FAIL and CANCELED deliveries of messages created in [since, until)
+    for a new round of attempts; the workers send them in the background."""
+    since = utc(since, field="since")
+    until = min(utc(until, field="until"), now) if until is not None else now
+    if since >= until:
+        raise ValidationFailed("since", "must be before `until` and before now")
+    endpoint = await _locked_endpoint(session, organization_id, endpoint_id)
+    if endpoint.disabled:
+        raise EndpointDisabled("replay to it")
+    ids = await repository.replayable_delivery_ids(
+        session, endpoint.id, since=since, until=until, limit=replay_deliveries_max + 1
+    )
+    queued = await repository.requeue_deliveries(session, ids[:replay_deliveries_max], now)
+    return Replay(
+        endpoint_id=endpoint.id,
+        since=since,
+        until=until,
+        queued=queued,
+        complete=len(ids) <= replay_deliveries_max,
+    )

@@ -7,15 +7,19 @@ truncating between tests and lists are naturally scoped.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
+from typing import Any
 
 import asyncpg
 import httpx
 import pytest
+from fastapi import FastAPI
 from sqlalchemy.engine import make_url
 
 from corridor.app import create_app
@@ -68,51 +72,68 @@ async def _create_postgres_database(base_url: str) -> tuple[str, Callable[[], Aw
     return url.set(database=name).render_as_string(hide_password=False), drop
 
 
-@pytest.fixture(scope="session", params=BACKENDS)
-async def database_url(request, tmp_path_factory) -> AsyncIterator[str]:
-    if request.param == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('sqlite') / 'corridor.db'}"
+@contextlib.asynccontextmanager
+async def migrated_database(backend: str, directory: Path) -> AsyncIterator[str]:
+    """A database made by the migrations: a SQLite file in `directory`, or a PostgreSQL
+    database created for this run and dropped after it."""
+    if backend == "sqlite":
+        url = f"sqlite+aiosqlite:///{directory / 'corridor.db'}"
         await upgrade_to_head_async(url)
         yield url
         return
     assert POSTGRES_URL is not None
     url, drop = await _create_postgres_database(POSTGRES_URL)
-    await upgrade_to_head_async(url)
     try:
+        await upgrade_to_head_async(url)
         yield url
     finally:
         await drop()
 
 
-@pytest.fixture(scope="session")
-def backend(database_url: str) -> str:
+def backend_of(database_url: str) -> str:
     return "sqlite" if database_url.startswith("sqlite") else "postgresql"
 
 
-def _settings(database_url: str, env: Environment) -> Settings:
-    return Settings(database_url=database_url, env=env, log_level="WARNING", log_format="console")
+@contextlib.asynccontextmanager
+async def built_app(
+    database_url: str, env: Environment, **setting_overrides: Any
+) -> AsyncIterator[FastAPI]:
+    """The app on that database, with a TestClock and no in-process workers."""
+    settings = Settings(
+        database_url=database_url,
+        env=env,
+        log_level="WARNING",
+        log_format="console",
+        **setting_overrides,
+    )
+    application = create_app(settings, clock=TestClock(), run_workers_in_process=False)
+    try:
+        yield application
+    finally:
+        await application.state.database.dispose()
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+async def database_url(request, tmp_path_factory) -> AsyncIterator[str]:
+    async with migrated_database(request.param, tmp_path_factory.mktemp("database")) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
-async def app(database_url: str):
-    application = create_app(
-        _settings(database_url, Environment.SANDBOX),
-        clock=TestClock(),
-        run_workers_in_process=False,
-    )
-    yield application
-    await application.state.database.dispose()
+def backend(database_url: str) -> str:
+    return backend_of(database_url)
 
 
 @pytest.fixture(scope="session")
-async def production_app(database_url: str):
-    application = create_app(
-        _settings(database_url, Environment.PRODUCTION),
-        clock=TestClock(),
-        run_workers_in_process=False,
-    )
-    yield application
-    await application.state.database.dispose()
+async def app(database_url: str) -> AsyncIterator[FastAPI]:
+    async with built_app(database_url, Environment.SANDBOX) as application:
+        yield application
+
+
+@pytest.fixture(scope="session")
+async def production_app(database_url: str) -> AsyncIterator[FastAPI]:
+    async with built_app(database_url, Environment.PRODUCTION) as application:
+        yield application
 
 
 @pytest.fixture

@@ -11,55 +11,34 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
+from fastapi import FastAPI
 
-from corridor.app import create_app
 from corridor.config import Environment
-from corridor.kit.migrate import upgrade_to_head_async
-from tests.conftest import BACKENDS, POSTGRES_URL, TestClock, _create_postgres_database, _settings
+from tests.conftest import BACKENDS, backend_of, built_app, migrated_database
 from tests.webhooks.support import Receiver
 
 
 @pytest.fixture(scope="package", params=BACKENDS)
 async def database_url(request, tmp_path_factory) -> AsyncIterator[str]:
-    if request.param == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('webhooks') / 'corridor.db'}"
-        await upgrade_to_head_async(url)
+    async with migrated_database(request.param, tmp_path_factory.mktemp("webhooks")) as url:
         yield url
-        return
-    assert POSTGRES_URL is not None
-    url, drop = await _create_postgres_database(POSTGRES_URL)
-    await upgrade_to_head_async(url)
-    try:
-        yield url
-    finally:
-        await drop()
 
 
 @pytest.fixture(scope="package")
 def backend(database_url: str) -> str:
-    return "sqlite" if database_url.startswith("sqlite") else "postgresql"
+    return backend_of(database_url)
 
 
 @pytest.fixture(scope="package")
-async def app(database_url: str):
-    application = create_app(
-        _settings(database_url, Environment.SANDBOX),
-        clock=TestClock(),
-        run_workers_in_process=False,
-    )
-    yield application
-    await application.state.database.dispose()
+async def app(database_url: str) -> AsyncIterator[FastAPI]:
+    async with built_app(database_url, Environment.SANDBOX) as application:
+        yield application
 
 
 @pytest.fixture(scope="package")
-async def production_app(database_url: str):
-    application = create_app(
-        _settings(database_url, Environment.PRODUCTION),
-        clock=TestClock(),
-        run_workers_in_process=False,
-    )
-    yield application
-    await application.state.database.dispose()
+async def production_app(database_url: str) -> AsyncIterator[FastAPI]:
+    async with built_app(database_url, Environment.PRODUCTION) as application:
+        yield application
 
 
 @pytest.fixture

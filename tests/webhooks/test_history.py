@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from tests.conftest import assert_error, client_for
+from tests.conftest import assert_error, built_app, client_for
 from tests.webhooks.support import (
     attempts,
     create_endpoint,
@@ -150,18 +150,10 @@ async def test_history_switched_off_by_the_organization_is_not_available(tenant,
 
 
 async def test_history_switched_off_by_the_environment_is_not_available(tenant, app, database_url):
-    from corridor.app import create_app
-    from tests.conftest import TestClock, _settings
-
-    settings = _settings(database_url, app.state.settings.env).model_copy(
-        update={"webhook_history_enabled": False}
-    )
-    other = create_app(settings, clock=TestClock(), run_workers_in_process=False)
-    try:
+    environment = app.state.settings.env
+    async with built_app(database_url, environment, webhook_history_enabled=False) as other:
         async with client_for(other, tenant.headers()) as client:
             assert (await _list(client))["available"] is False
-    finally:
-        await other.state.database.dispose()
 
 
 async def test_messages_of_other_organizations_are_not_listed_or_found(tenant, make_tenant, app):

@@ -128,6 +128,7 @@ async def _start(
         transfer.next_step_at = None
         return
     _moving(session, transfer, legs, now)
+    await _complete_after_last_leg(session, transfer, legs, now=now)
 
 
 async def _submit(
@@ -206,6 +207,16 @@ async def settle_leg(
         await postings.complete_leg(session, transfer=transfer, leg=leg, now=now)
     lifecycle.set_leg_status(session, transfer, legs, leg, LegStatus.COMPLETED, now=now)
     _moving(session, transfer, legs, now)
+    await _complete_after_last_leg(session, transfer, legs, now=now)
+
+
+async def _complete_after_last_leg(
+    session: AsyncSession, transfer: Transfer, legs: list[TransferLeg], *, now: datetime
+) -> None:
+    """Every leg COMPLETED → the transfer is COMPLETED in the same transaction (API.md §6),
+    so no reader ever sees a PROCESSING transfer with nothing left to do."""
+    if lifecycle.current_leg(legs) is None:
+        await _complete(session, transfer, legs, now=now)
 
 
 async def fail(

@@ -92,6 +92,8 @@ class Transfer(Base):
     submitted_at: Mapped[datetime | None]
     # A system-made transfer (FEE_CRYPTO) points at the transfer it belongs to.
     parent_transfer_id: Mapped[str | None] = mapped_column(String(40), index=True)
+    # The fixed route whose deposit created this transfer.
+    fixed_route_id: Mapped[str | None] = mapped_column(String(40), index=True)
     # When the engine should look at this transfer next; None while it waits on nobody's
     # work but a person's or a depositor's.
     next_step_at: Mapped[datetime | None] = mapped_column(index=True)
@@ -190,3 +192,106 @@ class Deposit(Base):
     unmatched_reason: Mapped[str | None] = mapped_column(String(200))
     received_at: Mapped[datetime]
     created_at: Mapped[datetime]
+
+
+class Quote(Base):
+    """A price for a conversion (`quo_`), locked until `expires_at`.
+
+    Made by `POST /v1/quotes` (just currencies and an amount) or by quoting an intent
+    (`POST /v1/transfers/intents/quote`, which also makes a DRAFT transfer and sets
+    `transfer_id`). `exchange_rate` is all-in on minor units, as on a transfer;
+    `locked_rate` is the exact destination-minor-units-per-source-minor-unit rate of the
+    conversion (a fraction "n/d"), which a confirmed transfer converts at.
+    Status: ACTIVE → USED (confirmed by a transfer) | EXPIRED (seen after `expires_at`).
+    """
+
+    __tablename__ = "quotes"
+    __table_args__ = (Index("ix_quotes_organization_id_id", "organization_id", "id"),)
+
+    id: Mapped[str] = id_column()
+    organization_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"))
+    customer_id: Mapped[str | None] = mapped_column(ForeignKey("customers.id"), index=True)
+    status: Mapped[str] = mapped_column(String(20))
+    source_currency: Mapped[str] = mapped_column(String(10))
+    destination_currency: Mapped[str] = mapped_column(String(10))
+    source_amount: Mapped[int] = mapped_column(BigInteger)
+    destination_amount: Mapped[int] = mapped_column(BigInteger)
+    fee_amount: Mapped[int] = mapped_column(BigInteger, default=0)
+    exchange_rate: Mapped[str | None] = mapped_column(String(64))
+    locked_rate: Mapped[str | None] = mapped_column(String(200))
+    reference_rate: Mapped[str | None] = mapped_column(String(64))
+    reference_rate_as_of: Mapped[datetime | None]
+    reference_provider: Mapped[str | None] = mapped_column(String(60))
+    # What was priced: the source/destination/fee requests of the intent, when any.
+    request: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    transfer_id: Mapped[str | None] = mapped_column(ForeignKey("transfers.id"), index=True)
+    expires_at: Mapped[datetime]
+    used_at: Mapped[datetime | None]
+    created_by: Mapped[str] = mapped_column(String(40))
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+
+
+class FixedRoute(Base):
+    """A standing instruction (`frt_`): money arriving at `virtual_account_id` is converted
+    and paid out to a fixed destination, each deposit creating a transfer
+    (`transfers.fixed_route_id`).
+
+    type: VIRTUAL_BANK_ACCOUNT | VIRTUAL_WALLET; status: ACTIVE | PAUSED | CLOSED.
+    `destination_request` is what the client sent (the same shape as a transfer's
+    destination), `destination` the resolved form the API shows.
+    """
+
+    __tablename__ = "fixed_routes"
+    __table_args__ = (Index("ix_fixed_routes_organization_id_id", "organization_id", "id"),)
+
+    id: Mapped[str] = id_column()
+    organization_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"))
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
+    type: Mapped[str] = mapped_column(String(30))
+    status: Mapped[str] = mapped_column(String(20))
+    virtual_account_id: Mapped[str] = mapped_column(ForeignKey("virtual_accounts.id"), unique=True)
+    source_currency: Mapped[str] = mapped_column(String(10))
+    source_payment_rail: Mapped[str] = mapped_column(String(20))
+    destination_request: Mapped[dict[str, Any]]
+    destination: Mapped[dict[str, Any]]
+    counterparty_id: Mapped[str | None] = mapped_column(ForeignKey("counterparties.id"))
+    developer_fee_request: Mapped[dict[str, Any] | None]
+    client_reference_id: Mapped[str | None] = mapped_column(String(256))
+    remarks: Mapped[str | None] = mapped_column(String(1000))
+    internal_remarks: Mapped[str | None] = mapped_column(String(1000))
+    payment_reason: Mapped[str | None] = mapped_column(String(60))
+    created_by: Mapped[str] = mapped_column(String(40))
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+
+
+class Agent(Base):
+    """A spending identity (`agt_`) bound to an ACTIVE customer and one funding account.
+
+    Limits are minor units of `currency` (each nullable: no limit). `destination_allowlist`
+    is a list of `{"type": counterparty|external_account|external_wallet, "id": …}`.
+    status: ACTIVE | PAUSED | REVOKED (irreversible). Submits lock this row
+    (`lock_rows`) so that parallel submits cannot overspend a window together.
+    """
+
+    __tablename__ = "agents"
+    __table_args__ = (Index("ix_agents_organization_id_id", "organization_id", "id"),)
+
+    id: Mapped[str] = id_column()
+    organization_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"))
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
+    source_account_id: Mapped[str] = mapped_column(ForeignKey("ledger_accounts.id"))
+    name: Mapped[str] = mapped_column(String(200))
+    description: Mapped[str | None] = mapped_column(String(1000))
+    currency: Mapped[str] = mapped_column(String(10))
+    per_transfer_limit: Mapped[int | None] = mapped_column(BigInteger)
+    daily_limit: Mapped[int | None] = mapped_column(BigInteger)
+    monthly_limit: Mapped[int | None] = mapped_column(BigInteger)
+    destination_allowlist: Mapped[list[Any]] = mapped_column(default=list)
+    over_limit_action: Mapped[str] = mapped_column(String(30))
+    status: Mapped[str] = mapped_column(String(20), index=True)
+    created_by: Mapped[str] = mapped_column(String(40))
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+    revoked_at: Mapped[datetime | None]

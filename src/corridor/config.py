@@ -36,6 +36,8 @@ class Settings(BaseSettings):
     console_session_lifetime_s: int = 12 * 60 * 60
     idempotency_key_lifetime_s: int = 24 * 60 * 60
     request_body_bytes_max: int = 1024 * 1024
+    # How long a quote's rate stays locked (POST /v1/quotes, quoting an intent).
+    quote_lifetime_s: int = Field(default=60, ge=5, le=3600)
     # Webhook delivery (API.md section 7). The schedule is the wait after each failed attempt
     # (at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h); the scale shrinks it in tests.
     webhook_retry_schedule_s: list[Annotated[float, Field(ge=0)]] = Field(

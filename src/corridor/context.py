@@ -120,6 +120,9 @@ async def _request_context(
         try:
             yield context
         except CorridorError as error:
+            if error.keeps_changes:
+                await _commit_kept_refusal(session, claim, error)
+                raise
             await session.rollback()
             if claim is not None:
                 await _settle_claim_after_error(state.database, claim, error)
@@ -134,6 +137,17 @@ async def _request_context(
         if claim is not None and not context.responded:
             # The endpoint answered without `respond`: nothing to replay, so free the key.
             await idempotency.release(state.database, claim)
+
+
+async def _commit_kept_refusal(
+    session: AsyncSession, claim: idempotency.Claim | None, error: CorridorError
+) -> None:
+    """Commit the work of a refusal that keeps it, with its stored answer, in one go."""
+    if claim is not None:
+        await idempotency.complete(
+            session, claim, status=error.status, body=render_error(error).decode()
+        )
+    await session.commit()
 
 
 async def _settle_claim_after_error(

@@ -183,7 +183,7 @@ async def test_sandbox_leg_status_refusals(app, tenant, customer):
     )
     assert_error(not_current, 409, "invalid_state")
     returned = await tenant.client.post(f"{base}/legs/{first}/status", json={"status": "RETURNED"})
-    assert_error(returned, 409, "not_supported")
+    assert "only a payout leg" in assert_error(returned, 409, "invalid_state")["message"]
     unknown = await tenant.client.post(
         f"{base}/legs/tleg_01jd3x0p6x9e3k2v1m8q4r7s5t/status", json={"status": "FAILED"}
     )

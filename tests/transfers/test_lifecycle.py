@@ -171,6 +171,11 @@ async def test_a_failed_crypto_deposit_flow_sends_funds_back_to_the_sender(app, 
     )
     assert failed.json()["status"] == "FAILED"
     assert EVM_ADDRESS in failed.json()["systemRemark"]
+    assert failed.json()["refund"]["status"] == "PENDING"  # a REFUND_CRYPTO transfer sends it
+    systems = await assert_books_balance(app, tenant.organization_id)
+    assert systems["CLEARING:USDC"] == 5_000_000  # waiting for the refund's rail
+    await settle(app, tenant.organization_id)
+    assert (await fetch(tenant.client, transfer["id"]))["refund"]["status"] == "COMPLETED"
     systems = await assert_books_balance(app, tenant.organization_id)
     assert systems["RAIL_SETTLEMENT:USDC"] == 0 and systems["CLEARING:USDC"] == 0
 
@@ -327,8 +332,10 @@ async def test_cancel_in_review_after_crypto_arrived_with_refund_address_reverse
     assert cancelled["status"] == "REVERSED"
     assert EVM_ADDRESS in cancelled["systemRemark"]
     assert (await customer.balance("USDC"))["available"] == 0
+    assert cancelled["refund"]["reason"] == "cancelled: changed mind"
+    await settle(app, tenant.organization_id)
     systems = await assert_books_balance(app, tenant.organization_id)
-    assert systems["RAIL_SETTLEMENT:USDC"] == 0  # in and straight back out
+    assert systems["RAIL_SETTLEMENT:USDC"] == 0  # in and back out by the REFUND_CRYPTO
     types = await event_types(app, tenant.organization_id, transfer["id"])
     assert "transfer.reversed" in types
 

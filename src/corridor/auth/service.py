@@ -83,7 +83,8 @@ async def _console_caller(session: AsyncSession, token: str, now: datetime) -> C
     )
 
 
-# Agent keys are resolved by the agents domain once it exists; until then none can be issued.
+# Agent keys are resolved by the agents domain: corridor.agents.service installs its
+# `agent_caller` here when imported (the app imports it with its router).
 AgentCallerResolver = None
 
 

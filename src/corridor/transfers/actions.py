@@ -11,10 +11,12 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.accounts import service as accounts
+from corridor.agents import enforcement as agent_enforcement
 from corridor.auth.callers import Caller, CallerKind
 from corridor.errors import Forbidden, ValidationFailed
 from corridor.kit.clock import isoformat_z
 from corridor.models.transfer import Transfer, TransferLeg
+from corridor.quotes import binding as quote_binding
 from corridor.transfers import deposits, lifecycle, planning, postings, refunds, states
 from corridor.transfers.flows import SourceKind
 from corridor.transfers.lifecycle import TransferWithLegs
@@ -71,6 +73,11 @@ async def submit(
     """
     if transfer.status != S.DRAFT:
         raise lifecycle.TransferNotDraft(transfer, "submitted")
+    # Agent keys: status, currency, allowlist and spend limits, under the agent's row lock.
+    await agent_enforcement.check_submit(
+        session, caller=caller, transfer=transfer, legs=legs, now=now
+    )
+    quote = await quote_binding.check_submit(session, transfer=transfer, now=now)
     customer = await planning.active_customer(session, caller, transfer.customer_id)
     counterparty_id = (
         transfer.counterparty_id if transfer.destination_request.get("toAddress") else None
@@ -99,6 +106,7 @@ async def submit(
     transfer.submitted_by = caller.actor_id
     transfer.submitted_at = now
     lifecycle.set_status(session, transfer, legs, target, now=now)
+    quote_binding.use(quote, transfer=transfer, now=now)
     _schedule_next_step(transfer, now=now)
     return legs
 
@@ -134,6 +142,7 @@ async def stop_before_payout(
     lifecycle.cancel_open_legs(legs, now=now)
     transfer.next_step_at = None
     lifecycle.set_status(session, transfer, legs, target, now=now)
+    refunds.announce_refund(session, transfer=transfer, legs=legs, now=now)
 
 
 async def cancel_transfer(
@@ -145,6 +154,7 @@ async def cancel_transfer(
     caller.require_scope(WRITE_SCOPE)
     found = await lifecycle.load(session, caller=caller, transfer_id=transfer_id)
     transfer, legs = found.transfer, found.legs
+    agent_enforcement.refuse_if_awaiting_approval(transfer, "cancelled")
     target = states.cancelled_status(
         transfer.status,
         funds_received=_funds_received(transfer),

@@ -6,7 +6,8 @@ per customer and currency) quoting the transfer's reference; a crypto deposit go
 deposit wallet made for the transfer (`vwa_`, one address per transfer). A deposit
 matches when it arrives where the instructions said, by the rail they named, in the
 currency and for exactly the amount; anything else is an unmatched deposit of the
-customer (booked RAIL_SETTLEMENT → SUSPENSE until someone routes it).
+customer (booked RAIL_SETTLEMENT → SUSPENSE until someone routes it). A deposit to a fixed
+route's own account makes the route's transfer instead (fixedroutes/routing.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from corridor.accounts import service as accounts
 from corridor.auth.callers import Caller
 from corridor.customers import service as customers
 from corridor.errors import NotFound, ValidationFailed
+from corridor.fixedroutes import routing
 from corridor.kit.ids import new_id
 from corridor.kit.money import amount_object
 from corridor.kit.pagination import Page, PageRequest, fetch_page
@@ -157,19 +159,40 @@ async def _virtual_bank_account(
     )
     if existing is not None:
         return existing
+    account = new_virtual_bank_account(
+        customer,
+        currency=transfer.source_currency,
+        balance_account_id=balance.id if balance is not None else None,
+        now=now,
+    )
+    session.add(account)
+    await session.flush()
+    return account
+
+
+def new_virtual_bank_account(
+    customer: Customer,
+    *,
+    currency: str,
+    balance_account_id: str | None,
+    now: datetime,
+    payment_rail: str | None = None,
+) -> VirtualAccount:
+    """A fresh `vba_` in the sandbox bank (not yet added to the session): USD account and
+    routing number, EUR IBAN and BIC, other currencies account number and BIC."""
     account_id = new_id("vba")
-    code = transfer.source_currency
+    code = currency
     number = _account_number(account_id)
     account = VirtualAccount(
         id=account_id,
         organization_id=customer.organization_id,
         customer_id=customer.id,
-        balance_account_id=balance.id if balance is not None else None,
+        balance_account_id=balance_account_id,
         transfer_id=None,
         type=VIRTUAL_BANK,
         status="ACTIVE",
         currency=code,
-        payment_rail=None,
+        payment_rail=payment_rail,
         bank_name=SANDBOX_BANK_NAME,
         account_holder_name=f"Corridor Sandbox FBO {customer.name}"[:200],
         created_at=now,
@@ -182,8 +205,6 @@ async def _virtual_bank_account(
         account.iban, account.bic = iban.compact, sandbox_euro_bic
     else:
         account.account_number, account.bic = number, SANDBOX_BIC
-    session.add(account)
-    await session.flush()
     return account
 
 
@@ -288,12 +309,25 @@ async def receive_deposit(
     virtual = await _destination(
         session, caller, to_address=to_address, virtual_account_id=virtual_account_id
     )
-    transfer = await _candidate(session, virtual, reference)
-    reason = (
-        "no transfer is waiting for this deposit"
-        if transfer is None
-        else _mismatch(transfer, rail=payment_rail, currency=currency, amount=amount)
+    routed = await routing.route_deposit(
+        session,
+        virtual=virtual,
+        payment_rail=payment_rail,
+        currency=currency,
+        amount=amount,
+        from_address=from_address,
+        now=now,
     )
+    if routed is not None:
+        # A fixed route's own account: its new transfer waits for exactly this deposit.
+        transfer, reason = routed.transfer, routed.unmatched_reason
+    else:
+        transfer = await _candidate(session, virtual, reference)
+        reason = (
+            "no transfer is waiting for this deposit"
+            if transfer is None
+            else _mismatch(transfer, rail=payment_rail, currency=currency, amount=amount)
+        )
     deposit = Deposit(
         id=new_id("inw"),
         organization_id=virtual.organization_id,

@@ -197,7 +197,10 @@ async def update_transfer(transfer_id: str, body: TransferUpdate, context: Conte
 async def submit_transfer(transfer_id: str, context: Context) -> Response:
     """DRAFT → PENDING (IN_REVIEW for platform sessions, PENDING_AUTHORIZATION above the
     organization's threshold). A balance source is held now (409 `insufficient_funds`
-    leaves the DRAFT); a deposit flow gets `depositInstructions`."""
+    leaves the DRAFT); a deposit flow gets `depositInstructions`. An agent key is held to
+    its agent's limits and allowlist: 403 `agent_limit_exceeded` (with `denial` and
+    `hint`), `agent_approval_required` (the draft waits with agentApprovalStatus PENDING),
+    `agent_destination_not_allowed`, `agent_currency_mismatch` or `agent_inactive`."""
     found = await actions.submit_transfer(
         context.session, caller=context.caller, transfer_id=transfer_id, now=context.now()
     )

@@ -23,7 +23,16 @@ from corridor.kit.ids import new_id
 from corridor.kit.logging import get_logger
 from corridor.models.transfer import Transfer, TransferLeg
 from corridor.rails.base import RailName, RailStatus, adapter_for, rails_for_currency
-from corridor.transfers import deposits, events, lifecycle, postings, rail_io, refunds, repository
+from corridor.transfers import (
+    deposits,
+    events,
+    lifecycle,
+    postings,
+    rail_io,
+    refunds,
+    repository,
+    returns,
+)
 from corridor.transfers.flows import Flow, LegType, fee_payout_legs, is_chain, is_stablecoin
 from corridor.transfers.states import LegStatus, TransferStatus
 
@@ -36,7 +45,7 @@ rail_attempts_max = 5
 BOOK_LEGS = frozenset(
     {LegType.COLLECT_FEE, LegType.CONVERT, LegType.BRIDGE, LegType.CREDIT_BALANCE}
 )
-RAIL_LEGS = frozenset({LegType.PAYOUT_FIAT, LegType.WITHDRAW_CRYPTO})
+RAIL_LEGS = frozenset({LegType.PAYOUT_FIAT, LegType.WITHDRAW_CRYPTO, LegType.REFUND})
 S = TransferStatus
 
 
@@ -148,6 +157,8 @@ async def _submit(
     rail_io.record_submission(transfer, leg, submission)
     leg.rail_attempts = 0
     lifecycle.set_leg_status(session, transfer, legs, leg, LegStatus.PROCESSING, now=now)
+    if refunds.is_refund(transfer):
+        await refunds.follow_refund(session, child=transfer, legs=legs, now=now)
     return True
 
 
@@ -168,7 +179,11 @@ async def _poll(
         return
     if status == RailStatus.SETTLED:
         await settle_leg(session, transfer, legs, leg, now=now)
-    elif status in (RailStatus.FAILED, RailStatus.RETURNED):
+    elif status == RailStatus.RETURNED:
+        await leg_returned(
+            session, transfer, legs, leg, reason="the rail reported RETURNED", now=now
+        )
+    elif status == RailStatus.FAILED:
         await fail(session, transfer, legs, leg, reason=f"the rail reported {status}", now=now)
     else:
         transfer.next_step_at = now + timedelta(seconds=rail_poll_interval_s)
@@ -231,12 +246,15 @@ async def fail(
     """The leg failed: the transfer fails and its money goes back where it came from."""
     lifecycle.set_leg_status(session, transfer, legs, leg, LegStatus.FAILED, now=now, reason=reason)
     await postings.release_hold(session, transfer=transfer, now=now)
-    if transfer.funds_received_at is not None and transfer.flow != Flow.FEE_CRYPTO:
+    if refunds.is_refund(transfer):  # a refund that fails is not refunded again
+        await refunds.refund_failed(session, child=transfer, now=now)
+    elif transfer.funds_received_at is not None and transfer.flow != Flow.FEE_CRYPTO:
         await postings.unwind(session, transfer=transfer, legs=legs, now=now)
         await refunds.return_received_funds(
             session,
             transfer=transfer,
             send_back=refunds.refund_address(transfer) is not None,
+            reason=f"{leg.type} failed: {reason}",
             now=now,
         )
     transfer.system_remark = (f"Failed at {leg.type}: {reason}. " + (transfer.system_remark or ""))[
@@ -244,6 +262,27 @@ async def fail(
     ].strip()
     lifecycle.cancel_open_legs(legs, now=now)
     lifecycle.set_status(session, transfer, legs, S.FAILED, now=now)
+    if refunds.is_refund(transfer):
+        await refunds.follow_refund(session, child=transfer, legs=legs, now=now)
+    else:
+        refunds.announce_refund(session, transfer=transfer, legs=legs, now=now)
+
+
+async def leg_returned(
+    session: AsyncSession,
+    transfer: Transfer,
+    legs: list[TransferLeg],
+    leg: TransferLeg,
+    *,
+    reason: str,
+    now: datetime,
+) -> None:
+    """The receiving side sent a payout back: a settled payout reverses its COMPLETED
+    transfer (returns.py); one not yet settled is a failure of that leg."""
+    if leg.status == LegStatus.COMPLETED:
+        await returns.reverse_completed(session, transfer, legs, leg, reason=reason, now=now)
+    else:
+        await fail(session, transfer, legs, leg, reason=reason, now=now)
 
 
 async def _complete(
@@ -252,7 +291,9 @@ async def _complete(
     if transfer.status == S.PENDING:
         lifecycle.set_status(session, transfer, legs, S.PROCESSING, now=now)
     lifecycle.set_status(session, transfer, legs, S.COMPLETED, now=now)
-    if transfer.flow == Flow.FEE_CRYPTO:
+    if refunds.is_refund(transfer):
+        await refunds.follow_refund(session, child=transfer, legs=legs, now=now)
+    elif transfer.flow == Flow.FEE_CRYPTO:
         await _fee_paid(session, transfer, legs, now=now)
     elif transfer.developer_fee_amount and is_stablecoin(transfer.source_currency):
         await _start_fee_payout(session, transfer, now=now)

@@ -9,6 +9,8 @@
     CREDIT_BALANCE   CLEARING → destination balance
     payouts      CLEARING → RAIL_SETTLEMENT    when the rail settles (FEE_CRYPTO: FEES →
                                                 RAIL_SETTLEMENT)
+    REFUND       CLEARING → RAIL_SETTLEMENT    when a REFUND_* transfer's rail settles
+    return       RAIL_SETTLEMENT → customer balance   a settled payout came back (`returned`)
 
 A failed or stopped transfer unwinds the legs it completed, newest first, with the same
 amounts in the other direction (`unwind`).
@@ -38,6 +40,8 @@ ENTRY_CREDIT = "TRANSFER_CREDIT"
 ENTRY_PAYOUT = "TRANSFER_PAYOUT"
 ENTRY_REVERSAL = "TRANSFER_REVERSAL"
 ENTRY_DEPOSIT = "DEPOSIT"
+ENTRY_REFUND = "TRANSFER_REFUND"
+ENTRY_RETURN = "TRANSFER_RETURN"
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +121,7 @@ def completion(
         assert destination_balance_id is not None
         target = Ref.balance(destination_balance_id)
         return (Movement(Ref.system(CLEARING, code), target, leg.output_minor, code),)
-    if leg.type in (LegType.PAYOUT_FIAT, LegType.WITHDRAW_CRYPTO):
+    if leg.type in (LegType.PAYOUT_FIAT, LegType.WITHDRAW_CRYPTO, LegType.REFUND):
         origin = Ref.system(FEES if pays_fees else CLEARING, code)
         return (Movement(origin, Ref.system(RAIL_SETTLEMENT, code), leg.output_minor, code),)
     assert leg.type == LegType.BRIDGE, leg.type
@@ -137,3 +141,10 @@ def unwind(
         done = completion(leg, destination_balance_id=destination_balance_id)
         movements.extend(movement.reversed() for movement in reversed(done))
     return tuple(movements)
+
+
+def returned(*, amount: int, currency: str, to_balance_id: str) -> tuple[Movement, ...]:
+    """A settled payout sent back by the receiving side: the outside world pays it into a
+    customer balance, in the currency it came back in."""
+    target = Ref.balance(to_balance_id)
+    return (Movement(Ref.system(RAIL_SETTLEMENT, currency), target, amount, currency),)

@@ -17,6 +17,8 @@ from corridor.transfers.resources import DepositRead, TransferRead
 
 CREATED = "transfer.created"
 UPDATED = "transfer.updated"
+# An agent's over-limit submit parked for an owner's approval (corridor.agents).
+APPROVAL_REQUESTED = "transfer.approval_requested"
 LEG_UPDATED = "transfer.leg.updated"
 DEPOSIT_RECEIVED = "deposit.received"
 DEPOSIT_UNMATCHED = "deposit.unmatched"

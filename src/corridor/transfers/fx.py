@@ -11,13 +11,17 @@ the whole input and pays out only the rounded output; the ledger entry records b
 no value is created or lost. This also covers dust between exponents: 1.234567 USDC
 becomes 1.23 USD and the 0.004567 USDC stays in the FX book.
 
+Rates move when the publisher publishes (in the sandbox: when `_USD_PER_UNIT` and
+`REFERENCE_RATES_AS_OF` are replaced, as tests do); a quote's `Lock` keeps the rate it
+was priced at, and `locked` applies it to a conversion until the quote is used or expires.
+
 `exchange_rate` is the all-in rate a transfer shows: inclusive of fees, applied to minor
 units, such that destinationAmount = floor(sourceAmount × exchangeRate) exactly.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
@@ -63,6 +67,9 @@ class Rate:
     spread: Decimal
     # True when priced from the reference table (not a one-for-one peg).
     benchmarked: bool
+    # Set when a quote locked the rate: destination major units per source major unit
+    # after the spread, exactly; it replaces reference × (1 - spread).
+    locked_major_units_rate: Fraction | None = None
 
     @property
     def minor_units_rate(self) -> Fraction:
@@ -70,7 +77,21 @@ class Rate:
         shift = (
             currency(self.destination_currency).exponent - currency(self.source_currency).exponent
         )
-        return Fraction(self.reference) * (1 - Fraction(self.spread)) * Fraction(10) ** shift
+        major = self.locked_major_units_rate
+        if major is None:
+            major = Fraction(self.reference) * (1 - Fraction(self.spread))
+        return major * Fraction(10) ** shift
+
+
+@dataclass(frozen=True, slots=True)
+class Lock:
+    """A rate a quote fixed between two fiat currencies (or their stablecoins)."""
+
+    source_fiat: str
+    destination_fiat: str
+    major_units_rate: Fraction  # destination major units per source major unit, after spread
+    reference: Decimal | None  # the benchmark it was priced from; None for a peg
+    reference_as_of: datetime | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +120,30 @@ def rate_for(source_currency: str, destination_currency: str) -> Rate:
         Decimal(1).scaleb(-reference_rate_decimal_places), rounding=ROUND_HALF_EVEN
     )
     return Rate(source_currency, destination_currency, reference.normalize(), SPREAD, True)
+
+
+def locked(rate: Rate, lock: Lock | None) -> Rate:
+    """The rate a conversion uses under a lock: a benchmarked pair the lock covers converts
+    at the locked rate; pegs and other pairs are left as they are."""
+    if lock is None or not rate.benchmarked:
+        return rate
+    pair = (peg_of(rate.source_currency), peg_of(rate.destination_currency))
+    if pair != (lock.source_fiat, lock.destination_fiat):
+        return rate  # another pair: the quote does not apply (its user checks the match)
+    reference = lock.reference if lock.reference is not None else rate.reference
+    return replace(rate, reference=reference, locked_major_units_rate=lock.major_units_rate)
+
+
+def lock_of(rate: Rate, *, as_of: datetime | None) -> Lock:
+    """Fix a rate as it is now (what a quote stores)."""
+    shift = currency(rate.source_currency).exponent - currency(rate.destination_currency).exponent
+    return Lock(
+        source_fiat=peg_of(rate.source_currency),
+        destination_fiat=peg_of(rate.destination_currency),
+        major_units_rate=rate.minor_units_rate * Fraction(10) ** shift,
+        reference=rate.reference if rate.benchmarked else None,
+        reference_as_of=as_of if rate.benchmarked else None,
+    )
 
 
 def convert(amount_minor: int, rate: Rate) -> Conversion:

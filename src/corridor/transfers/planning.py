@@ -19,6 +19,7 @@ from corridor.models.customer import Customer
 from corridor.models.organization import Organization
 from corridor.models.transfer import Transfer, TransferLeg
 from corridor.organizations.configuration import Configuration, from_document
+from corridor.quotes import locks as quote_locks
 from corridor.rails.base import RailName, adapter_for
 from corridor.transfers import fees, fx
 from corridor.transfers.flows import PAYOUT_LEGS, Flow, flow_of, plan_legs
@@ -120,6 +121,7 @@ async def make_plan(
     amount_currency: str,
     counterparty_id: str | None,
     fee: fees.DeveloperFee | None,
+    lock: fx.Lock | None = None,
 ) -> Plan:
     if amount_minor <= 0:
         raise ValidationFailed("amount.value", "must be greater than zero")
@@ -145,7 +147,7 @@ async def make_plan(
     try:
         fee_minor = fees.checked_fee(amount_minor, fee) if fee is not None else 0
         legs = plan_legs(flow, source.endpoint, destination.endpoint, collects_fee=fee_minor > 0)
-        pricing = price(legs, source_minor=amount_minor, fee_minor=fee_minor)
+        pricing = price(legs, source_minor=amount_minor, fee_minor=fee_minor, lock=lock)
     except fees.FeeProblem as problem:
         raise ValidationFailed("developerFee", str(problem)) from None
     except PricingProblem as problem:
@@ -255,7 +257,8 @@ async def replan(
     *,
     now: datetime,
 ) -> list[TransferLeg]:
-    """Resolve, price and write the draft's plan from what it stores; its new legs."""
+    """Resolve, price and write the draft's plan from what it stores (at its quote's locked
+    rate when it has one); its new legs."""
     configuration = await configuration_of(session, caller.organization_id)
     plan = await make_plan(
         session,
@@ -267,5 +270,6 @@ async def replan(
         amount_currency=transfer.source_currency,
         counterparty_id=counterparty_id,
         fee=effective_fee(transfer.developer_fee_request, configuration),
+        lock=await quote_locks.lock_of(session, transfer),
     )
     return apply_plan(transfer, plan, now=now)

@@ -189,6 +189,7 @@ _KINDS = {
     LegType.CREDIT_BALANCE: entries.ENTRY_CREDIT,
     LegType.PAYOUT_FIAT: entries.ENTRY_PAYOUT,
     LegType.WITHDRAW_CRYPTO: entries.ENTRY_PAYOUT,
+    LegType.REFUND: entries.ENTRY_REFUND,
 }
 
 
@@ -263,5 +264,25 @@ async def move_from_clearing(
         movements=(movement,),
         kind=entries.ENTRY_REVERSAL,
         description=description,
+        now=now,
+    )
+
+
+async def credit_return(
+    session: AsyncSession,
+    *,
+    transfer: Transfer,
+    amount: int,
+    currency: str,
+    account_id: str,
+    now: datetime,
+) -> None:
+    """A returned payout: RAIL_SETTLEMENT → the customer balance that takes it back."""
+    await post(
+        session,
+        transfer=transfer,
+        movements=entries.returned(amount=amount, currency=currency, to_balance_id=account_id),
+        kind=entries.ENTRY_RETURN,
+        description="payout returned by the receiving side",
         now=now,
     )

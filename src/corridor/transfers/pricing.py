@@ -44,7 +44,10 @@ class Pricing:
     reference_provider: str | None
 
 
-def price(legs: Sequence[PlannedLeg], *, source_minor: int, fee_minor: int) -> Pricing:
+def price(
+    legs: Sequence[PlannedLeg], *, source_minor: int, fee_minor: int, lock: fx.Lock | None = None
+) -> Pricing:
+    """With a quote's `lock`, its benchmarked conversion uses the locked rate."""
     assert source_minor > 0 and 0 <= fee_minor < source_minor
     priced: list[PricedLeg] = []
     carried = source_minor
@@ -54,7 +57,7 @@ def price(legs: Sequence[PlannedLeg], *, source_minor: int, fee_minor: int) -> P
         if plan.type == LegType.COLLECT_FEE:
             fee, output = fee_minor, carried - fee_minor
         elif plan.type == LegType.CONVERT:
-            rate = _rate(plan)
+            rate = fx.locked(_rate(plan), lock)
             output = fx.convert(carried, rate).output_minor
             if rate.benchmarked:
                 references.append(rate)
@@ -70,7 +73,14 @@ def price(legs: Sequence[PlannedLeg], *, source_minor: int, fee_minor: int) -> P
             )
         priced.append(PricedLeg(plan=plan, input_minor=carried, output_minor=output, fee_minor=fee))
         carried = output
-    return _pricing(priced, source_minor=source_minor, fee_minor=fee_minor, references=references)
+    as_of = lock.reference_as_of if lock is not None and lock.reference is not None else None
+    return _pricing(
+        priced,
+        source_minor=source_minor,
+        fee_minor=fee_minor,
+        references=references,
+        as_of=as_of or fx.REFERENCE_RATES_AS_OF,
+    )
 
 
 def _rate(plan: PlannedLeg) -> fx.Rate:
@@ -81,7 +91,12 @@ def _rate(plan: PlannedLeg) -> fx.Rate:
 
 
 def _pricing(
-    priced: list[PricedLeg], *, source_minor: int, fee_minor: int, references: list[fx.Rate]
+    priced: list[PricedLeg],
+    *,
+    source_minor: int,
+    fee_minor: int,
+    references: list[fx.Rate],
+    as_of: datetime,
 ) -> Pricing:
     destination_minor = priced[-1].output_minor
     converts = priced[0].plan.input_currency != priced[-1].plan.output_currency
@@ -93,7 +108,7 @@ def _pricing(
         fee_minor=fee_minor,
         exchange_rate=fx.exchange_rate(source_minor, destination_minor) if converts else None,
         reference_rate=reference,
-        reference_rate_as_of=fx.REFERENCE_RATES_AS_OF if reference is not None else None,
+        reference_rate_as_of=as_of if reference is not None else None,
         reference_provider=fx.REFERENCE_PROVIDER if reference is not None else None,
     )
 

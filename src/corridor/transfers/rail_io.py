@@ -38,6 +38,8 @@ _LEG_REFERENCES = {
     "txHash": "tx_hash",
     "feeTxHash": "fee_tx_hash",
 }
+# Legs that send money out on their output rail: payouts, and a REFUND_* transfer's leg.
+OUTGOING_LEGS = PAYOUT_LEGS | {LegType.REFUND}
 
 
 def system_caller(organization_id: str) -> Caller:
@@ -52,7 +54,7 @@ def system_caller(organization_id: str) -> Caller:
 
 def rail_of(leg: TransferLeg) -> RailName:
     """Payouts go out on the output rail; a pull comes in on the input rail."""
-    rail = leg.output_rail if leg.type in PAYOUT_LEGS else leg.input_rail
+    rail = leg.output_rail if leg.type in OUTGOING_LEGS else leg.input_rail
     assert rail is not None, leg.type
     return RailName(rail)
 
@@ -79,7 +81,8 @@ async def _beneficiary(session: AsyncSession, transfer: Transfer, leg: TransferL
         )
         return _bank_beneficiary(account)
     destination = transfer.destination
-    if leg.type == LegType.PAYOUT_FIAT:
+    to_bank = leg.type == LegType.REFUND and not destination.get("toAddress")
+    if leg.type == LegType.PAYOUT_FIAT or to_bank:
         account = await parties.get_external_account(
             session, caller=caller, external_account_id=destination["externalAccountId"]
         )
@@ -154,7 +157,7 @@ def record_submission(transfer: Transfer, leg: TransferLeg, submission: Submissi
         value = submission.references.get(key)
         if isinstance(value, str):
             setattr(leg, column, value)
-    if leg.type not in PAYOUT_LEGS:
+    if leg.type not in OUTGOING_LEGS:
         return
     for key, column in _LEG_REFERENCES.items():
         if key != "feeTxHash" and getattr(leg, column) is not None:
@@ -166,5 +169,5 @@ def record_submission(transfer: Transfer, leg: TransferLeg, submission: Submissi
     transfer.estimated_settlement_at = schedule.estimated_settlement_at
     transfer.next_cutoff_at = schedule.next_cutoff_at
     transfer.cutoff_timezone = schedule.cutoff_timezone
-    if leg.type == LegType.PAYOUT_FIAT:
+    if leg.type == LegType.PAYOUT_FIAT or transfer.flow == "REFUND_FIAT":
         transfer.originating_account = dict(ORIGINATING_ACCOUNT)

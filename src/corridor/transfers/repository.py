@@ -16,7 +16,7 @@ from corridor.ledger.rules import CUSTOMER_BALANCE
 from corridor.models.customer import Customer
 from corridor.models.ledger import LedgerAccount
 from corridor.models.organization import Organization
-from corridor.models.transfer import Deposit, Transfer, TransferLeg, VirtualAccount
+from corridor.models.transfer import Deposit, FixedRoute, Transfer, TransferLeg, VirtualAccount
 
 
 def _is_postgres(session: AsyncSession) -> bool:
@@ -45,6 +45,7 @@ def visible_transfers(caller: Caller) -> Select[tuple[Transfer]]:
             or_(
                 Transfer.source_account_id.in_(allowed),
                 Transfer.destination_account_id.in_(allowed),
+                Transfer.returned_to_account_id.in_(allowed),
             )
         )
     return statement
@@ -59,7 +60,7 @@ class TransferFilters:
     client_reference_id: str | None = None
     created_after: datetime | None = None  # inclusive
     created_before: datetime | None = None  # exclusive
-    account_id: str | None = None  # the source or the destination balance account
+    account_id: str | None = None  # the source, destination or returned-to balance account
 
 
 def filtered_transfers(caller: Caller, filters: TransferFilters) -> Select[tuple[Transfer]]:
@@ -83,6 +84,7 @@ def filtered_transfers(caller: Caller, filters: TransferFilters) -> Select[tuple
             or_(
                 Transfer.source_account_id == filters.account_id,
                 Transfer.destination_account_id == filters.account_id,
+                Transfer.returned_to_account_id == filters.account_id,
             )
         )
     return statement
@@ -234,6 +236,8 @@ async def customer_virtual_bank_account(
         VirtualAccount.currency == currency,
         VirtualAccount.type == "VIRTUAL_BANK",
         VirtualAccount.transfer_id.is_(None),
+        # A fixed route's dedicated account takes only that route's deposits.
+        ~select(FixedRoute.id).where(FixedRoute.virtual_account_id == VirtualAccount.id).exists(),
     )
     return (await session.execute(statement)).scalars().first()
 

@@ -227,6 +227,33 @@ class DepositInstructionsRead(Sparse):
     reference: str | None = None
 
 
+class RefundRead(Sparse):
+    """Spec 2.6: the refund of money that came in, carried out by a REFUND_CRYPTO or
+    REFUND_FIAT transfer (`transferId`)."""
+
+    optional = frozenset({"tx_hash", "completed_at", "transfer_id"})
+    status: str = Field(
+        examples=["COMPLETED"], description="PENDING, PROCESSING, COMPLETED, FAILED"
+    )
+    reason: str = Field(examples=["WITHDRAW_CRYPTO failed: the rail reported FAILED"])
+    amount: Amount
+    address: str = Field(
+        examples=["0x52908400098527886E0F7030069857D2E4169EE7"],
+        description="The on-chain address, or the external account (`ext_`) refunded",
+    )
+    tx_hash: str | None = None
+    initiated_at: Timestamp
+    completed_at: Timestamp | None = None
+    transfer_id: str | None = Field(default=None, examples=["tfr_01jd3x0p6x9e3k2v1m8q4r7s5t"])
+
+    @classmethod
+    def of(cls, stored: dict[str, Any]) -> RefundRead:
+        amount = stored["amount"]
+        return cls.model_validate(
+            {**stored, "amount": Amount.of(int(amount["value"]), amount["currency"])}
+        )
+
+
 class CancellationRead(ResponseModel):
     reason: str | None
     cancelled_at: Timestamp
@@ -276,6 +303,7 @@ class TransferRead(Sparse):
             "review",
             "authorization",
             "parent_transfer_id",
+            "fixed_route_id",
         }
     )
     id: str = Field(examples=["tfr_01jd3x0p6x9e3k2v1m8q4r7s5t"])
@@ -295,7 +323,7 @@ class TransferRead(Sparse):
     counterparty_id: str | None = None
     agent_id: str | None = None
     agent_approval_status: str | None = None
-    refund: dict[str, Any] | None = None
+    refund: RefundRead | None = None
     quote_id: str | None = None
     exchange_rate: str | None = None
     reference_rate: str | None = None
@@ -328,6 +356,9 @@ class TransferRead(Sparse):
     review: DecisionRead | None = None
     authorization: DecisionRead | None = None
     parent_transfer_id: str | None = None
+    fixed_route_id: str | None = Field(
+        default=None, description="The fixed route whose deposit made this transfer"
+    )
     counterparty: dict[str, Any] | None = Field(
         default=None, description="Only with `expand=counterparty` (spec 2.8)"
     )
@@ -361,7 +392,7 @@ class TransferRead(Sparse):
             counterparty_id=transfer.counterparty_id,
             agent_id=transfer.agent_id,
             agent_approval_status=transfer.agent_approval_status,
-            refund=transfer.refund,
+            refund=RefundRead.of(transfer.refund) if transfer.refund else None,
             quote_id=transfer.quote_id,
             exchange_rate=transfer.exchange_rate,
             reference_rate=transfer.reference_rate,
@@ -406,6 +437,7 @@ class TransferRead(Sparse):
                 else None
             ),
             parent_transfer_id=transfer.parent_transfer_id,
+            fixed_route_id=transfer.fixed_route_id,
             counterparty=counterparty,
         )
 

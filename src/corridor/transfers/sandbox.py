@@ -11,18 +11,14 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
-from corridor.errors import CorridorError, NotFound
-from corridor.transfers import deposits, engine, lifecycle, repository
+from corridor.errors import NotFound
+from corridor.transfers import deposits, engine, lifecycle, repository, returns
 from corridor.transfers.lifecycle import TransferWithLegs
 from corridor.transfers.states import LegStatus, TransferStatus, is_terminal
 
 WRITE_SCOPE = "sandbox:write"
 steps_per_leg_max = 4
 S = TransferStatus
-
-
-class NotYetSupported(CorridorError):
-    status, code = 409, "not_supported"
 
 
 async def complete_transfer(
@@ -53,7 +49,9 @@ async def set_leg_status(
     reason: str | None,
     now: datetime,
 ) -> TransferWithLegs:
-    """Force the current leg to COMPLETED or FAILED; the engine carries on from there."""
+    """Force the current leg to COMPLETED or FAILED (the engine carries on from there),
+    or a payout leg to RETURNED: a COMPLETED transfer is REVERSED with the money credited
+    back (returns.py); a payout not yet settled fails as with FAILED."""
     caller.require_scope(WRITE_SCOPE)
     found = await lifecycle.load(session, caller=caller, transfer_id=transfer_id)
     transfer, legs = found.transfer, found.legs
@@ -61,9 +59,14 @@ async def set_leg_status(
     if leg is None:
         raise NotFound("leg", leg_id)
     if status == "RETURNED":
-        raise NotYetSupported(
-            "RETURNED legs arrive with refunds and returns; force COMPLETED or FAILED for now"
-        )
+        problem = returns.returnable_problem(transfer, leg)
+        if problem is not None:
+            raise lifecycle.TransferStateRefused(transfer, problem)
+        if transfer.status == S.COMPLETED:
+            await engine.leg_returned(
+                session, transfer, legs, leg, reason=reason or "returned in the sandbox", now=now
+            )
+            return TransferWithLegs(transfer, await repository.legs_of(session, transfer.id))
     lifecycle.require_status(transfer, {S.PENDING, S.PROCESSING}, "moved by its legs")
     if leg is not lifecycle.current_leg(legs):
         raise lifecycle.TransferStateRefused(
@@ -72,6 +75,10 @@ async def set_leg_status(
     if status == "FAILED":
         await engine.fail(
             session, transfer, legs, leg, reason=reason or "failed in the sandbox", now=now
+        )
+    elif status == "RETURNED":
+        await engine.leg_returned(
+            session, transfer, legs, leg, reason=reason or "returned in the sandbox", now=now
         )
     elif transfer.funding_needed:
         await deposits.simulate_matching_deposit(session, transfer=transfer, legs=legs, now=now)

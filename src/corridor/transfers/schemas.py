@@ -245,7 +245,12 @@ class SandboxDeposit(RequestModel):
 
 class SandboxLegStatus(RequestModel):
     model_config = ConfigDict(
-        json_schema_extra={"examples": [{"status": "FAILED", "reason": "Account closed"}]}
+        json_schema_extra={
+            "examples": [
+                {"status": "FAILED", "reason": "Account closed"},
+                {"status": "RETURNED", "reason": "R01 insufficient funds"},
+            ]
+        }
     )
 
     status: Literal["COMPLETED", "FAILED", "RETURNED"]

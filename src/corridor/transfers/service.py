@@ -12,13 +12,15 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.accounts import service as accounts
+from corridor.agents import enforcement as agent_enforcement
 from corridor.auth.callers import Caller
 from corridor.customers import service as customers
-from corridor.errors import NotFound, ValidationFailed
+from corridor.errors import ValidationFailed
 from corridor.kit.ids import looks_like_id, new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.transfer import Transfer
 from corridor.parties import service as parties
+from corridor.quotes import binding as quote_binding
 from corridor.transfers import actions, events, lifecycle, planning, repository
 from corridor.transfers.repository import TransferFilters
 from corridor.transfers.schemas import TransferCreate, TransferUpdate
@@ -53,12 +55,6 @@ def _check_document_ids(document_ids: list[str] | None) -> list[str]:
     return list(dict.fromkeys(document_ids or []))
 
 
-def _check_quote(quote_id: str | None) -> None:
-    """Quotes arrive with a later issue; until then no quote id can be known."""
-    if quote_id is not None:
-        raise NotFound("quote", quote_id)
-
-
 async def create_transfer(
     session: AsyncSession, *, caller: Caller, data: TransferCreate, now: datetime
 ) -> lifecycle.TransferWithLegs:
@@ -66,7 +62,6 @@ async def create_transfer(
     caller.require_scope(WRITE_SCOPE)
     caller.require_customer_binding()
     customer = await planning.active_customer(session, caller, data.customer_id)
-    _check_quote(data.quote_id)
     fee_request = planning.fee_request(
         fields_set=data.model_fields_set,
         developer_fee=data.developer_fee,
@@ -87,14 +82,19 @@ async def create_transfer(
         funding_needed=False,
         metadata_={},
         created_by=caller.actor_id,
+        agent_id=caller.agent_id,
         created_at=now,
         updated_at=now,
     )
     for name in _SIMPLE_FIELDS:
         setattr(transfer, name, getattr(data, name))
+    quote = await quote_binding.attach(
+        session, caller=caller, transfer=transfer, quote_id=data.quote_id, now=now
+    )
     legs = await planning.replan(session, caller, customer, transfer, data.counterparty_id, now=now)
     session.add(transfer)
     await session.flush()
+    quote_binding.settle(transfer, quote, now=now)
     session.add_all(legs)
     await session.flush()
     events.transfer_event(session, events.CREATED, transfer=transfer, legs=legs, now=now)
@@ -133,9 +133,16 @@ async def update_transfer(
     )
     if transfer.status != TransferStatus.DRAFT:
         raise lifecycle.TransferNotDraft(transfer, "updated")
+    agent_enforcement.refuse_if_awaiting_approval(transfer, "updated")
     fields = data.model_fields_set
-    if "quote_id" in fields:
-        _check_quote(data.quote_id)
+    quote = await quote_binding.attach_on_update(
+        session,
+        caller=caller,
+        transfer=transfer,
+        sent="quote_id" in fields,
+        quote_id=data.quote_id,
+        now=now,
+    )
     if data.source is not None:
         transfer.source_request = _merged(transfer.source_request, data.source)
     if data.destination is not None:
@@ -164,6 +171,7 @@ async def update_transfer(
     await repository.delete_legs(session, transfer.id)
     session.add_all(legs)
     await session.flush()
+    quote_binding.settle(transfer, quote, now=now)
     events.transfer_event(session, events.UPDATED, transfer=transfer, legs=legs, now=now)
     return lifecycle.TransferWithLegs(transfer, legs)
 

@@ -11,7 +11,7 @@
 | PROCESSING            | every leg COMPLETED / a leg FAILED                  | COMPLETED / FAILED |
 | DRAFT … PENDING       | cancel, no funds received                           | CANCELLED |
 | PENDING_AUTHORIZATION, IN_REVIEW | cancel, funds received                  | REVERSED when a refund address is known, else CANCELLED (the funds are credited to the customer's balance) |
-| COMPLETED             | payout returned (a later issue)                     | REVERSED |
+| COMPLETED             | payout returned (returns.py)                        | REVERSED |
 
 Legs: PENDING → PROCESSING (submitted to a rail) → COMPLETED or FAILED; legs that will
 never run become CANCELLED.

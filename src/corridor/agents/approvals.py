@@ -1,0 +1,80 @@
+"""An owner's decision on an agent draft parked for approval (spec 3.1, 3.2, 4.1).
+
+APPROVE submits the draft as a submit would, skipping only the spend limits (the
+payment then counts toward the agent's spend); DECLINE cancels it with the reason on
+its cancellation. Both run under the agent's row lock, like the agent's own submits.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from corridor.agents import repository
+from corridor.agents.enforcement import APPROVED, DECLINED, PENDING, destination_allowed
+from corridor.agents.errors import AgentApprovalRefused, NotAwaitingApproval
+from corridor.agents.schemas import AgentStatus, ApprovalDecision
+from corridor.auth.callers import Caller
+from corridor.kit.clock import isoformat_z
+from corridor.models.transfer import Agent, Transfer
+from corridor.transfers import actions, lifecycle
+from corridor.transfers.lifecycle import TransferWithLegs
+from corridor.transfers.states import TransferStatus
+
+
+def approval_refusal(agent: Agent, transfer: Transfer) -> AgentApprovalRefused | None:
+    """What the spend-limit skip does not cover (spec 7), checked again at approval."""
+    if agent.status != AgentStatus.ACTIVE:
+        return AgentApprovalRefused(
+            f"agent_{agent.status.lower()}",
+            f"Agent {agent.id} is {agent.status}; resume it before approving its payments",
+        )
+    if transfer.source_currency != agent.currency:
+        return AgentApprovalRefused(
+            "currency_mismatch",
+            f"The transfer is in {transfer.source_currency}; agent {agent.id} spends "
+            f"{agent.currency}",
+        )
+    if not destination_allowed(agent, transfer):
+        return AgentApprovalRefused(
+            "destination_not_allowed",
+            f"The payee is no longer on agent {agent.id}'s destination allowlist",
+        )
+    return None
+
+
+async def decide(
+    session: AsyncSession,
+    *,
+    caller: Caller,
+    transfer_id: str,
+    decision: ApprovalDecision,
+    reason: str | None,
+    now: datetime,
+) -> TransferWithLegs:
+    caller.require_unrestricted("approve or decline agent payments")
+    found = await lifecycle.load(session, caller=caller, transfer_id=transfer_id)
+    transfer, legs = found.transfer, found.legs
+    if transfer.status != TransferStatus.DRAFT or transfer.agent_approval_status != PENDING:
+        raise NotAwaitingApproval(transfer.id, transfer.status, transfer.agent_approval_status)
+    assert transfer.agent_id is not None, "only an agent's submit parks a draft"
+    agent = await repository.lock_agent(session, transfer.agent_id)
+    assert agent is not None
+    if decision == ApprovalDecision.DECLINE:
+        transfer.agent_approval_status = DECLINED
+        transfer.cancellation = {
+            "reason": reason,
+            "cancelledAt": isoformat_z(now),
+            "actor": caller.actor_id,
+        }
+        await actions.stop_before_payout(
+            session, transfer=transfer, legs=legs, target=TransferStatus.CANCELLED, now=now
+        )
+        return TransferWithLegs(transfer, legs)
+    refusal = approval_refusal(agent, transfer)
+    if refusal is not None:
+        raise refusal
+    transfer.agent_approval_status = APPROVED
+    legs = await actions.submit(session, caller=caller, transfer=transfer, legs=legs, now=now)
+    return TransferWithLegs(transfer, legs)

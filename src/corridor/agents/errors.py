@@ -1,0 +1,172 @@
+"""The agents domain's refusals (API.md §2): denials of agent submits and of approvals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from corridor.agents.spend import Denial, Window
+from corridor.errors import CorridorError, InvalidState
+from corridor.kit.clock import isoformat_z
+from corridor.kit.money import currency as currency_of
+from corridor.kit.money import to_decimal_string
+
+_TITLES = {
+    Window.TRANSFER: "Per-transfer limit exceeded",
+    Window.DAY: "Daily limit exceeded",
+    Window.MONTH: "Monthly limit exceeded",
+}
+
+
+def _decimal(minor_units: int, currency: str) -> str:
+    return to_decimal_string(minor_units, currency_of(currency).exponent)
+
+
+def denial_body(denial: Denial, currency: str) -> dict[str, Any]:
+    """The `denial` object of spec 7: amounts as decimal strings in major units."""
+    limit = _decimal(denial.limit_minor, currency)
+    attempted = _decimal(denial.attempted_minor, currency)
+    if denial.window == Window.TRANSFER:
+        message = f"{attempted} {currency} is over the per-transfer limit of {limit} {currency}"
+    else:
+        assert denial.used_minor is not None
+        period = "today" if denial.window == Window.DAY else "this month"
+        total = _decimal(denial.used_minor + denial.attempted_minor, currency)
+        message = (
+            f"{attempted} {currency} would bring the spend {period} to {total} {currency}, "
+            f"over the {'daily' if denial.window == Window.DAY else 'monthly'} limit of "
+            f"{limit} {currency}"
+        )
+    body: dict[str, Any] = {
+        "code": denial.code.value,
+        "message": message,
+        "window": denial.window.value,
+        "limit": limit,
+    }
+    if denial.window != Window.TRANSFER:
+        assert denial.used_minor is not None and denial.remaining_minor is not None
+        body["used"] = _decimal(denial.used_minor, currency)
+        body["remaining"] = _decimal(denial.remaining_minor, currency)
+    body["attemptedAmount"] = attempted
+    body["currency"] = currency
+    return body
+
+
+def limit_hint(denial: Denial, currency: str) -> str:
+    limit = _decimal(denial.limit_minor, currency)
+    if denial.window == Window.TRANSFER:
+        return (
+            f"Send at most {limit} {currency} in one transfer, or ask an owner to raise the "
+            "per-transfer limit."
+        )
+    assert denial.remaining_minor is not None and denial.resets_at is not None
+    left = _decimal(denial.remaining_minor, currency)
+    if denial.window == Window.DAY:
+        return (
+            f"Ask an owner to raise the daily limit, or wait until 00:00 UTC "
+            f"({isoformat_z(denial.resets_at)}); {left} {currency} remains today."
+        )
+    return (
+        f"Ask an owner to raise the monthly limit, or wait until the month resets at "
+        f"{isoformat_z(denial.resets_at)}; {left} {currency} remains this month."
+    )
+
+
+class AgentLimitExceeded(CorridorError):
+    """An agent submit over a spend limit, for an agent that rejects such submits."""
+
+    status, code = 403, "agent_limit_exceeded"
+
+    def __init__(self, denial: Denial, currency: str) -> None:
+        super().__init__(
+            _TITLES[denial.window],
+            extra={"denial": denial_body(denial, currency), "hint": limit_hint(denial, currency)},
+        )
+
+
+class AgentApprovalRequired(CorridorError):
+    """An over-limit submit parked for an owner's decision. The parking (approval status
+    PENDING, `transfer.approval_requested`) is kept: the request's unit of work commits
+    before this answer is sent."""
+
+    status, code = 403, "agent_approval_required"
+    keeps_changes = True
+
+    def __init__(self, denial: Denial, currency: str, *, transfer_id: str) -> None:
+        super().__init__(
+            f"{_TITLES[denial.window]}: transfer {transfer_id} awaits an owner's approval",
+            extra={
+                "transferId": transfer_id,
+                "denial": denial_body(denial, currency),
+                "hint": (
+                    "The transfer stays a DRAFT with agentApprovalStatus PENDING. An owner "
+                    f"approves or declines it with POST /v1/transfers/{transfer_id}/agent-approval "
+                    "(console session or unrestricted key); poll GET "
+                    f"/v1/transfers/{transfer_id} or listen for transfer.pending."
+                ),
+            },
+        )
+
+
+class AgentInactive(CorridorError):
+    status, code = 403, "agent_inactive"
+
+    def __init__(self, agent_id: str, status: str) -> None:
+        super().__init__(
+            f"Agent {agent_id} is {status}; its keys cannot submit transfers",
+            extra={"hint": f"Ask an owner to resume it: PATCH /v1/agents/{agent_id} status active."}
+            if status == "PAUSED"
+            else {"hint": "A revoked agent never spends again; ask an owner for a new agent."},
+        )
+
+
+class AgentDestinationNotAllowed(CorridorError):
+    status, code = 403, "agent_destination_not_allowed"
+
+    def __init__(self, agent_id: str) -> None:
+        super().__init__(
+            f"The transfer's payee is not on agent {agent_id}'s destination allowlist",
+            extra={
+                "hint": "Ask an owner to add the counterparty, external account or wallet to "
+                "the agent's destinationAllowlist."
+            },
+        )
+
+
+class AgentCurrencyMismatch(CorridorError):
+    status, code = 403, "agent_currency_mismatch"
+
+    def __init__(self, *, transfer_currency: str, agent_currency: str) -> None:
+        super().__init__(
+            f"The transfer is in {transfer_currency}; this agent may only spend "
+            f"{agent_currency}, the currency of its limits",
+            extra={"hint": f"Send the amount in {agent_currency}."},
+        )
+
+
+class AgentApprovalRefused(CorridorError):
+    """APPROVE refused for a reason the spend-limit skip does not cover (spec 7)."""
+
+    status, code = 409, "agent_approval_refused"
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message, extra={"reason": reason})
+
+
+class NotAwaitingApproval(InvalidState):
+    def __init__(self, transfer_id: str, status: str, approval_status: str | None) -> None:
+        super().__init__(
+            f"Transfer {transfer_id} is not awaiting an agent approval "
+            f"(status {status}, agentApprovalStatus {approval_status})",
+            current_status=status,
+        )
+
+
+class AwaitingApproval(InvalidState):
+    """A draft parked for approval is frozen: an approval covers exactly what was asked."""
+
+    def __init__(self, transfer_id: str, action: str) -> None:
+        super().__init__(
+            f"Transfer {transfer_id} awaits an owner's approval and cannot be {action}; an "
+            f"owner approves or declines it: POST /v1/transfers/{transfer_id}/agent-approval",
+            current_status="DRAFT",
+        )

@@ -1,0 +1,248 @@
+"""Wire shapes of agents, their keys, their spend and agent approvals (API.md §5, §8)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import ConfigDict, Field, StrictStr, field_validator
+
+from corridor.kit.money import MoneyError, parse_minor_units
+from corridor.kit.schemas import CurrencyCode, RequestModel, ResponseModel, Timestamp
+
+name_chars_max = 200
+description_chars_max = 1000
+allowlist_entries_max = 100
+approval_reason_chars_max = 500
+
+AGENT_ID_EXAMPLE = "agt_01jd3x0p6x9e3k2v1m8q4r7s5t"
+
+
+class OverLimitAction(StrEnum):
+    REJECT = "REJECT"
+    REQUEST_APPROVAL = "REQUEST_APPROVAL"
+
+
+class AgentStatus(StrEnum):
+    ACTIVE = "ACTIVE"
+    PAUSED = "PAUSED"
+    REVOKED = "REVOKED"
+
+
+class PayeeType(StrEnum):
+    COUNTERPARTY = "counterparty"
+    EXTERNAL_ACCOUNT = "external_account"
+    EXTERNAL_WALLET = "external_wallet"
+
+
+def _minor_units(value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        parse_minor_units(value)
+    except MoneyError as error:
+        raise ValueError(str(error)) from None
+    return value
+
+
+MinorUnitsText = Annotated[StrictStr, Field(examples=["100000"])]
+
+
+class LimitsIn(RequestModel):
+    """Minor units of `currency` in strings; null (or absent) means no limit."""
+
+    currency: CurrencyCode | None = Field(
+        default=None, description="Defaults to the funding account's currency", examples=["USD"]
+    )
+    per_transfer: MinorUnitsText | None = Field(default=None, examples=["50000"])
+    daily: MinorUnitsText | None = Field(default=None, examples=["100000"])
+    monthly: MinorUnitsText | None = Field(default=None, examples=["1000000"])
+
+    @field_validator("per_transfer", "daily", "monthly")
+    @classmethod
+    def _limit_is_minor_units(cls, value: str | None) -> str | None:
+        return _minor_units(value)
+
+
+class AllowlistEntry(RequestModel):
+    type: PayeeType
+    id: Annotated[
+        StrictStr, Field(min_length=1, max_length=64, examples=["cp_01jd3x0p6x9e3k2v1m8q4r7s5t"])
+    ]
+
+
+Allowlist = Annotated[list[AllowlistEntry], Field(max_length=allowlist_entries_max)]
+Name = Annotated[
+    StrictStr, Field(min_length=1, max_length=name_chars_max, examples=["Invoice bot"])
+]
+Description = Annotated[
+    StrictStr, Field(max_length=description_chars_max, examples=["Pays approved supplier invoices"])
+]
+
+
+class AgentCreate(RequestModel):
+    customer_id: Annotated[
+        StrictStr, Field(max_length=64, examples=["cus_01jd3x0p6x9e3k2v1m8q4r7s5t"])
+    ]
+    source_account_id: Annotated[
+        StrictStr, Field(max_length=64, examples=["acc_01jd3x0p6x9e3k2v1m8q4r7s5t"])
+    ]
+    name: Name
+    description: Description | None = None
+    limits: LimitsIn | None = None
+    destination_allowlist: Allowlist = Field(
+        default_factory=list,
+        description="The only payees the agent may pay; empty means none yet",
+    )
+    over_limit_action: OverLimitAction = OverLimitAction.REJECT
+
+
+class AgentUpdate(RequestModel):
+    """Only the fields sent change. `limits` merges field by field (null removes a limit);
+    `destinationAllowlist` replaces the list. `customerId`, `sourceAccountId` and
+    `limits.currency` are fixed at creation (422 when sent with another value)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"limits": {"daily": "200000"}, "status": "paused"},
+                {
+                    "destinationAllowlist": [
+                        {"type": "counterparty", "id": "cp_01jd3x0p6x9e3k2v1m8q4r7s5t"}
+                    ]
+                },
+            ]
+        }
+    )
+
+    name: Name | None = None
+    description: Description | None = None
+    limits: LimitsIn | None = None
+    destination_allowlist: Allowlist | None = None
+    over_limit_action: OverLimitAction | None = None
+    status: (
+        Annotated[
+            StrictStr, Field(max_length=20, examples=["paused"], description="active or paused")
+        ]
+        | None
+    ) = None
+    customer_id: Annotated[StrictStr, Field(max_length=64)] | None = None
+    source_account_id: Annotated[StrictStr, Field(max_length=64)] | None = None
+
+    @field_validator("status")
+    @classmethod
+    def _status_is_active_or_paused(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if value.upper() not in (AgentStatus.ACTIVE, AgentStatus.PAUSED):
+            raise ValueError("must be active or paused (revoke with POST /v1/agents/{id}/revoke)")
+        return value.upper()
+
+
+class LimitsRead(ResponseModel):
+    currency: str = Field(examples=["USD"])
+    per_transfer: str | None = Field(examples=["50000"])
+    daily: str | None = Field(examples=["100000"])
+    monthly: str | None = Field(examples=["1000000"])
+
+
+class AllowlistEntryRead(ResponseModel):
+    type: str = Field(examples=["counterparty"])
+    id: str = Field(examples=["cp_01jd3x0p6x9e3k2v1m8q4r7s5t"])
+
+
+def _text(value: int | None) -> str | None:
+    return None if value is None else str(value)
+
+
+class AgentRead(ResponseModel):
+    id: str = Field(examples=[AGENT_ID_EXAMPLE])
+    organization_id: str
+    customer_id: str
+    source_account_id: str
+    name: str
+    description: str | None = None
+    limits: LimitsRead
+    destination_allowlist: list[AllowlistEntryRead]
+    over_limit_action: str = Field(examples=["REQUEST_APPROVAL"])
+    status: str = Field(examples=["ACTIVE"])
+    created_at: Timestamp
+    updated_at: Timestamp
+    revoked_at: Timestamp | None = None
+
+    @classmethod
+    def of(cls, agent: Any) -> AgentRead:
+        return cls(
+            id=agent.id,
+            organization_id=agent.organization_id,
+            customer_id=agent.customer_id,
+            source_account_id=agent.source_account_id,
+            name=agent.name,
+            description=agent.description,
+            limits=LimitsRead(
+                currency=agent.currency,
+                per_transfer=_text(agent.per_transfer_limit),
+                daily=_text(agent.daily_limit),
+                monthly=_text(agent.monthly_limit),
+            ),
+            destination_allowlist=[
+                AllowlistEntryRead(type=entry["type"], id=entry["id"])
+                for entry in agent.destination_allowlist
+            ],
+            over_limit_action=agent.over_limit_action,
+            status=agent.status,
+            created_at=agent.created_at,
+            updated_at=agent.updated_at,
+            revoked_at=agent.revoked_at,
+        )
+
+
+class AgentKeyCreate(RequestModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"name": "Invoice bot, production"}]})
+
+    name: Name | None = Field(default=None, description="Defaults to the agent's name")
+
+
+class AgentKeyRead(ResponseModel):
+    id: str = Field(examples=["key_01jd3x0p6x9e3k2v1m8q4r7s5t"])
+    agent_id: str = Field(examples=[AGENT_ID_EXAMPLE])
+    name: str
+    scopes: list[str] = Field(examples=[["accounts:read", "customers:read", "transfers:read"]])
+    prefix: str = Field(examples=["sk_sandbox_agent_Ab3dE9"])
+    created_at: Timestamp
+    revoked_at: Timestamp | None = None
+    last_used_at: Timestamp | None = None
+
+
+class AgentKeyCreated(AgentKeyRead):
+    secret: str = Field(description="The whole secret. Shown only in this response: store it now.")
+
+
+class SpendWindowRead(ResponseModel):
+    window: str = Field(examples=["day"])
+    limit: str | None = Field(examples=["100000"], description="null: no limit in this window")
+    used: str = Field(examples=["95000"])
+    remaining: str | None = Field(examples=["5000"], description="null when there is no limit")
+    resets_at: Timestamp
+
+
+class AgentSpendRead(ResponseModel):
+    agent_id: str = Field(examples=[AGENT_ID_EXAMPLE])
+    currency: str = Field(examples=["USD"])
+    windows: list[SpendWindowRead]
+
+
+class ApprovalDecision(StrEnum):
+    APPROVE = "APPROVE"
+    DECLINE = "DECLINE"
+
+
+class AgentApproval(RequestModel):
+    decision: ApprovalDecision = Field(examples=["APPROVE"])
+    reason: (
+        Annotated[
+            StrictStr,
+            Field(max_length=approval_reason_chars_max, examples=["Supplier invoice checked"]),
+        ]
+        | None
+    ) = None

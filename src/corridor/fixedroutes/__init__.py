@@ -1,0 +1,1 @@
+"""Fixed routes: standing instructions that turn each deposit into a transfer."""

@@ -1,0 +1,60 @@
+"""Queries of fixed routes and their virtual accounts, filtered to what the caller may see."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Select, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from corridor.auth.callers import Caller
+from corridor.models.transfer import FixedRoute, VirtualAccount
+
+
+def _locked(session: AsyncSession, statement: Select[Any]) -> Select[Any]:
+    # SQLite serialises writers already (BEGIN IMMEDIATE); PostgreSQL needs the row lock.
+    if session.bind is not None and session.bind.dialect.name != "sqlite":
+        statement = statement.with_for_update()
+    return statement.execution_options(populate_existing=True)
+
+
+def visible_routes(caller: Caller) -> Select[tuple[FixedRoute]]:
+    """The organization's routes; only its customer's when the caller is bound to one."""
+    statement = select(FixedRoute).where(FixedRoute.organization_id == caller.organization_id)
+    if caller.customer_id is not None:
+        statement = statement.where(FixedRoute.customer_id == caller.customer_id)
+    return statement
+
+
+def routes_of(caller: Caller, *, customer_id: str | None) -> Select[tuple[FixedRoute]]:
+    statement = visible_routes(caller)
+    if customer_id is not None:
+        statement = statement.where(FixedRoute.customer_id == customer_id)
+    return statement
+
+
+async def route(
+    session: AsyncSession, caller: Caller, route_id: str, *, for_update: bool = False
+) -> FixedRoute | None:
+    statement = visible_routes(caller).where(FixedRoute.id == route_id)
+    if for_update:
+        statement = _locked(session, statement)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def route_of_virtual_account(
+    session: AsyncSession, *, virtual_account_id: str
+) -> FixedRoute | None:
+    """The route whose dedicated account this is (locked: a deposit reads its status)."""
+    statement = select(FixedRoute).where(FixedRoute.virtual_account_id == virtual_account_id)
+    return (await session.execute(_locked(session, statement))).scalar_one_or_none()
+
+
+async def virtual_accounts(
+    session: AsyncSession, account_ids: Sequence[str]
+) -> dict[str, VirtualAccount]:
+    if not account_ids:
+        return {}
+    statement = select(VirtualAccount).where(VirtualAccount.id.in_(list(account_ids)))
+    return {account.id: account for account in (await session.execute(statement)).scalars()}

@@ -1,0 +1,94 @@
+"""Parallel submits of one agent never exceed a limit together (issue 4, "Concurrency").
+
+The check and the submit run under a lock on the agent row: SELECT … FOR UPDATE on
+PostgreSQL; on SQLite the writing transaction (BEGIN IMMEDIATE) serialises them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tests.conftest import assert_error
+
+racers_on_postgresql = 100
+racers_on_every_backend = 12
+payment_minor = 1_000
+
+
+async def _race(owner, *, racers: int, admitted: int) -> None:
+    agent = await owner.create_agent(
+        limits={"daily": str(admitted * payment_minor + payment_minor // 2)}
+    )
+    client = await owner.agent_client(agent["id"])
+    drafts = []
+    for _ in range(racers):
+        created = await client.post("/v1/transfers", json=owner.payment(payment_minor))
+        assert created.status_code == 201, created.text
+        drafts.append(created.json()["id"])
+
+    answers = await asyncio.gather(
+        *(client.post(f"/v1/transfers/{draft}/submit") for draft in drafts)
+    )
+
+    accepted = [answer for answer in answers if answer.status_code == 200]
+    refused = [answer for answer in answers if answer.status_code != 200]
+    for answer in refused:
+        assert_error(answer, 403, "agent_limit_exceeded")
+    assert len(accepted) == admitted
+    assert all(answer.json()["status"] == "PENDING" for answer in accepted)
+    spent = sum(int(answer.json()["sourceAmount"]["value"]) for answer in accepted)
+    spend = (await client.get(f"/v1/agents/{agent['id']}/spend")).json()
+    assert int(spend["windows"][0]["used"]) == spent == admitted * payment_minor
+    assert int(spend["windows"][0]["remaining"]) == payment_minor // 2
+    # The ledger agrees: exactly the accepted payments are held on the funding account.
+    balance = await owner.customer.balance("USD")
+    assert balance["available"] == 100_000_000 - spent
+    pending = (await owner.client.get("/v1/transfers?status=PENDING&limit=250")).json()["data"]
+    assert sorted(item["id"] for item in pending) == sorted(
+        answer.json()["id"] for answer in accepted
+    )
+
+
+async def test_hundred_concurrent_submits_on_postgresql_admit_exactly_the_limit(owner, backend):
+    if backend == "sqlite":
+        pytest.skip("row locks are PostgreSQL's; SQLite is raced in the test below")
+    await _race(owner, racers=racers_on_postgresql, admitted=37)
+
+
+async def test_concurrent_submits_are_serialised_on_every_backend(owner):
+    await _race(owner, racers=racers_on_every_backend, admitted=5)
+
+
+async def test_concurrent_approval_and_submits_share_the_lock(owner):
+    """An owner's approval and the agent's own submits run one at a time on the agent:
+    no deadlock, every agent submit that fits is accepted, the rest are parked, and the
+    spend is exactly what was accepted and approved."""
+    agent = await owner.create_agent(
+        overLimitAction="REQUEST_APPROVAL",
+        limits={"perTransfer": str(5 * payment_minor), "daily": str(10 * payment_minor)},
+    )
+    client = await owner.agent_client(agent["id"])
+    big = (await client.post("/v1/transfers", json=owner.payment(8 * payment_minor))).json()
+    parked = await client.post(f"/v1/transfers/{big['id']}/submit")
+    assert_error(parked, 403, "agent_approval_required")
+    drafts = [
+        (await client.post("/v1/transfers", json=owner.payment(payment_minor))).json()["id"]
+        for _ in range(6)
+    ]
+    approval, *submits = await asyncio.gather(
+        owner.client.post(
+            f"/v1/transfers/{big['id']}/agent-approval", json={"decision": "APPROVE"}
+        ),
+        *(client.post(f"/v1/transfers/{draft}/submit") for draft in drafts),
+    )
+    assert approval.status_code == 200, approval.text
+    accepted = [answer for answer in submits if answer.status_code == 200]
+    for answer in submits:
+        if answer.status_code != 200:
+            assert_error(answer, 403, "agent_approval_required")
+    # Approved first: 2 more fit; approved last: all 6 went before it.
+    assert 2 <= len(accepted) <= 6
+    spend = (await client.get(f"/v1/agents/{agent['id']}/spend")).json()
+    assert int(spend["windows"][0]["used"]) == (8 + len(accepted)) * payment_minor

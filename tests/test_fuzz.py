@@ -110,3 +110,27 @@ def test_no_request_produces_a_server_error(case, live_server):
         assert isinstance(body.get("code"), str) and isinstance(body.get("message"), str), body
         request_id = response.headers["x-request-id"]
         assert body["requestId"] == (request_id[0] if isinstance(request_id, list) else request_id)
+
+
+def test_an_over_long_url_sent_slowly_gets_the_error_shape(live_server):
+    """A request line that arrives in pieces, longer than the HTTP parser's default buffer
+    (16 KiB), still reaches the app and is refused with 414 in the error shape (it used to
+    get the server's plain-text "Invalid HTTP request received.")."""
+    base_url, api_key, _log = live_server
+    host, port = base_url.removeprefix("http://").split(":")
+    request_line = b"GET /v1/accounts/" + b"%F0%9F%98%80" * 2000 + b" HTTP/1.1\r\n"
+    head = request_line + f"Host: {host}\r\nAuthorization: Bearer {api_key}\r\n\r\n".encode()
+    with socket.create_connection((host, int(port)), timeout=30) as connection:
+        for start in range(0, len(head), 1024):
+            connection.sendall(head[start : start + 1024])
+            time.sleep(0.002)
+        answer = b""
+        while b"\r\n\r\n" not in answer or not answer.rstrip().endswith(b"}"):
+            chunk = connection.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    status_line, _, rest = answer.partition(b"\r\n")
+    assert status_line.startswith(b"HTTP/1.1 414 "), answer
+    body = json.loads(rest.partition(b"\r\n\r\n")[2])
+    assert body["code"] == "uri_too_long" and body["requestId"].startswith("req_")

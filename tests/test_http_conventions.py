@@ -61,6 +61,14 @@ async def test_body_over_one_mebibyte_is_refused(tenant):
     assert_error(response, 413, "payload_too_large")
 
 
+async def test_url_over_eight_kibibytes_is_refused_with_414(tenant):
+    at_limit = "/v1/accounts/" + "a" * (8 * 1024 - len("/v1/accounts/"))
+    assert_error(await tenant.client.get(at_limit), 404, "not_found")
+    assert_error(await tenant.client.get(at_limit + "a"), 414, "uri_too_long")
+    long_query = "/v1/accounts?cursor=" + "b" * (8 * 1024)
+    assert_error(await tenant.client.get(long_query), 414, "uri_too_long")
+
+
 async def test_openapi_and_docs_are_served(anonymous):
     spec = (await anonymous.get("/openapi.json")).json()
     assert spec["info"]["title"] == "Corridor"

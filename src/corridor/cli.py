@@ -131,6 +131,7 @@ def serve(
     import uvicorn
 
     from corridor.app import create_app
+    from corridor.kit.middleware import request_head_bytes_max
 
     settings = get_settings()
     application = create_app(settings, run_workers_in_process=workers)
@@ -150,6 +151,8 @@ def serve(
         port=port or settings.port,
         log_level="warning",
         access_log=False,
+        # Over-long URLs reach the app, which answers 414 in the error shape.
+        h11_max_incomplete_event_size=request_head_bytes_max,
     )
 
 

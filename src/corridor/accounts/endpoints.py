@@ -29,11 +29,7 @@ Page = Annotated[PageRequest, Depends(page_request)]
 
 
 def _account_list(page) -> ListResponse[AccountRead]:
-    return ListResponse[AccountRead](
-        data=[AccountRead.of(account) for account in page.items],
-        next_cursor=page.next_cursor,
-        has_more=page.has_more,
-    )
+    return ListResponse[AccountRead].of(page, AccountRead.of)
 
 
 @router.get(
@@ -133,9 +129,7 @@ async def list_balance_transactions(
     found = await service.balance_transactions(
         context.session, caller=context.caller, account_id=account_id, page=page
     )
-    return ListResponse[BalanceTransactionRead](
-        data=found.items, next_cursor=found.next_cursor, has_more=found.has_more
-    )
+    return ListResponse[BalanceTransactionRead].of(found)
 
 
 @router.get(
@@ -153,11 +147,7 @@ async def list_virtual_accounts(
     found = await deposits.virtual_accounts(
         context.session, caller=context.caller, account_id=account_id, page=page
     )
-    return ListResponse[VirtualAccountRead](
-        data=[VirtualAccountRead.of(account) for account in found.items],
-        next_cursor=found.next_cursor,
-        has_more=found.has_more,
-    )
+    return ListResponse[VirtualAccountRead].of(found, VirtualAccountRead.of)
 
 
 async def _sandbox_only(request: Request, caller: CurrentCaller) -> None:

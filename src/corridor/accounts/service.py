@@ -120,13 +120,10 @@ async def balance_transactions(
     descriptions = await ledger_repository.entry_descriptions(
         session, [posting.journal_entry_id for posting in found.items]
     )
-    return Page(
-        items=[
-            BalanceTransactionRead.of(posting, description=descriptions[posting.journal_entry_id])
-            for posting in found.items
-        ],
-        next_cursor=found.next_cursor,
-        has_more=found.has_more,
+    return found.map(
+        lambda posting: BalanceTransactionRead.of(
+            posting, description=descriptions[posting.journal_entry_id]
+        )
     )
 
 

@@ -97,11 +97,7 @@ async def list_agents(
     found = await service.list_agents(
         context.session, caller=context.caller, customer_id=customer_id, page=page
     )
-    return ListResponse[AgentRead](
-        data=[AgentRead.of(agent) for agent in found.items],
-        next_cursor=found.next_cursor,
-        has_more=found.has_more,
-    )
+    return ListResponse[AgentRead].of(found, AgentRead.of)
 
 
 @router.get("/agents/{agent_id}", response_model=AgentRead, tags=TAGS, summary="Get an agent")
@@ -186,11 +182,7 @@ async def list_agent_keys(
     found = await service.list_agent_keys(
         context.session, caller=context.caller, agent_id=agent_id, page=page
     )
-    return ListResponse[AgentKeyRead](
-        data=[_key_read(key) for key in found.items],
-        next_cursor=found.next_cursor,
-        has_more=found.has_more,
-    )
+    return ListResponse[AgentKeyRead].of(found, _key_read)
 
 
 @router.delete(

@@ -62,11 +62,7 @@ async def list_api_keys(
     result = await service.list_organization_keys(
         context.session, organization_id=context.caller.organization_id, page=page
     )
-    return ListResponse[ApiKeyRead](
-        data=[_key_read(key) for key in result.items],
-        next_cursor=result.next_cursor,
-        has_more=result.has_more,
-    )
+    return ListResponse[ApiKeyRead].of(result, _key_read)
 
 
 @router.delete(

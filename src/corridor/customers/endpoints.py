@@ -92,11 +92,7 @@ async def list_customers(
     result = await service.list_customers(
         context.session, caller=reader(context), page=page, status=status, type_=type, email=email
     )
-    return ListResponse[CustomerRead](
-        data=[CustomerRead.of(customer) for customer in result.items],
-        next_cursor=result.next_cursor,
-        has_more=result.has_more,
-    )
+    return ListResponse[CustomerRead].of(result, CustomerRead.of)
 
 
 def _expansions(expand: str | None) -> list[str]:

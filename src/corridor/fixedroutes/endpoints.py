@@ -25,11 +25,7 @@ Pages = Annotated[PageRequest, Depends(page_request)]
 
 
 def _list(page: Page[service.RouteWithAccount]) -> ListResponse[FixedRouteRead]:
-    return ListResponse[FixedRouteRead](
-        data=[found.read() for found in page.items],
-        next_cursor=page.next_cursor,
-        has_more=page.has_more,
-    )
+    return ListResponse[FixedRouteRead].of(page, service.RouteWithAccount.read)
 
 
 @router.post(

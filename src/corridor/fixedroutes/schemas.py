@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field, StrictStr
+from pydantic import ConfigDict, Field
 
 from corridor.kit.schemas import CurrencyCode, RequestModel, ResponseModel, Timestamp
 from corridor.models.transfer import FixedRoute, VirtualAccount
@@ -13,11 +13,8 @@ from corridor.rails.base import RailName
 from corridor.transfers.resources import DestinationRead, Sparse
 from corridor.transfers.schemas import (
     DestinationIn,
-    DeveloperFeeIn,
     Identifier,
-    PaymentReason,
-    Remarks,
-    client_reference_chars_max,
+    PaymentDetailsIn,
 )
 
 _CUSTOMER_ID = "cus_01jd3x0p6x9e3k2v1m8q4r7s5t"
@@ -65,18 +62,7 @@ class RouteSourceIn(RequestModel):
     payment_rail: RailName = Field(examples=["WIRE"])
 
 
-class _RouteFields(RequestModel):
-    counterparty_id: Identifier | None = None
-    developer_fee: DeveloperFeeIn | None = None
-    client_reference_id: (
-        Annotated[StrictStr, Field(max_length=client_reference_chars_max)] | None
-    ) = None
-    remarks: Remarks | None = None
-    internal_remarks: Remarks | None = None
-    payment_reason: PaymentReason | None = None
-
-
-class FixedRouteCreate(_RouteFields):
+class FixedRouteCreate(PaymentDetailsIn):
     """A route: its source (currency and rail), the destination every deposit is paid out
     to (the same shape as a transfer's), and what each transfer carries."""
 
@@ -98,7 +84,7 @@ class FixedRouteValidate(FixedRouteCreate):
     type: FixedRouteType | None = None
 
 
-class FixedRouteUpdate(_RouteFields):
+class FixedRouteUpdate(PaymentDetailsIn):
     """Every field optional. `destination` is merged into the route's (a field sent as
     null is removed) and checked again; `source` and `virtualAccountId` cannot change."""
 

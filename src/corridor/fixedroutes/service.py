@@ -315,13 +315,7 @@ async def list_routes(
     accounts = await repository.virtual_accounts(
         session, [route.virtual_account_id for route in found.items]
     )
-    return Page(
-        items=[
-            RouteWithAccount(route, accounts[route.virtual_account_id]) for route in found.items
-        ],
-        next_cursor=found.next_cursor,
-        has_more=found.has_more,
-    )
+    return found.map(lambda route: RouteWithAccount(route, accounts[route.virtual_account_id]))
 
 
 async def list_customer_routes(

@@ -15,10 +15,22 @@ from corridor.kit.request_context import reset_request_id, set_request_id
 
 logger = get_logger("corridor.http")
 
+# Path and query together: longer request targets are refused with 414 (the usual limit of
+# web servers and proxies). `corridor serve` lets request heads up to
+# `request_head_bytes_max` through to the app, so that this answer, not the HTTP server's
+# plain-text 400, is what an over-long URL gets.
+url_bytes_max = 8 * 1024
+request_head_bytes_max = 256 * 1024
+
 
 class BodyTooLarge(HTTPException):
     def __init__(self) -> None:
         super().__init__(status_code=413, detail="Request body too large")
+
+
+def _url_bytes(scope: Scope) -> int:
+    raw = scope.get("raw_path") or scope["path"].encode()
+    return len(raw) + len(scope.get("query_string", b""))
 
 
 def _has_nul_character(scope: Scope) -> bool:
@@ -55,6 +67,16 @@ class RequestMiddleware:
             await send(message)
 
         try:
+            if _url_bytes(scope) > url_bytes_max:
+                await self._answer(
+                    send_with_request_id,
+                    CorridorError(
+                        f"The URL (path and query) is longer than {url_bytes_max} bytes",
+                        status=414,
+                        code="uri_too_long",
+                    ),
+                )
+                return
             if _has_nul_character(scope):
                 await self._answer(
                     send_with_request_id,

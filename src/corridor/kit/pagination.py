@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Annotated, Any, Generic, Self, TypeVar
 
 from fastapi import Query
 from pydantic import Field
@@ -19,6 +20,7 @@ page_size_max = 250
 _CURSOR_PATTERN = re.compile(r"^[a-z]+_[0-9a-z]{26}$")
 
 Item = TypeVar("Item")
+Shown = TypeVar("Shown")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +48,14 @@ class Page(Generic[Item]):
     next_cursor: str | None
     has_more: bool
 
+    def map(self, convert: Callable[[Item], Shown]) -> Page[Shown]:
+        """The same page with each item converted."""
+        return Page(
+            items=[convert(item) for item in self.items],
+            next_cursor=self.next_cursor,
+            has_more=self.has_more,
+        )
+
 
 async def fetch_page(
     session: AsyncSession, statement: Select[Any], id_column: Any, page: PageRequest
@@ -66,3 +76,9 @@ class ListResponse(ResponseModel, Generic[Item]):
     data: list[Item]
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page")
     has_more: bool
+
+    @classmethod
+    def of(cls, page: Page[Any], read: Callable[[Any], Item] | None = None) -> Self:
+        """The answer for one page, each item shown by `read` (as it is when None)."""
+        items = page.items if read is None else [read(item) for item in page.items]
+        return cls(data=items, next_cursor=page.next_cursor, has_more=page.has_more)

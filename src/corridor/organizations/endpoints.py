@@ -125,11 +125,7 @@ async def list_organizations(
     result = await service.list_organizations_in_scope(
         context.session, organization_id=context.caller.organization_id, page=page
     )
-    return ListResponse[OrganizationRead](
-        data=[OrganizationRead.model_validate(item) for item in result.items],
-        next_cursor=result.next_cursor,
-        has_more=result.has_more,
-    )
+    return ListResponse[OrganizationRead].of(result, OrganizationRead.model_validate)
 
 
 @router.get(

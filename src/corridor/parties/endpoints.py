@@ -99,11 +99,7 @@ async def list_counterparties(
         customer_id=customer_id,
         beneficiary_type=beneficiary_type,
     )
-    return ListResponse[CounterpartyRead](
-        data=[CounterpartyRead.of(item) for item in result.items],
-        next_cursor=result.next_cursor,
-        has_more=result.has_more,
-    )
+    return ListResponse[CounterpartyRead].of(result, CounterpartyRead.of)
 
 
 @router.get(
@@ -201,11 +197,7 @@ async def list_external_accounts(
         counterparty_id=counterparty_id,
         status=status,
     )
-    return ListResponse[ExternalAccountRead](
-        data=[ExternalAccountRead.of(item) for item in result.items],
-        next_cursor=result.next_cursor,
-        has_more=result.has_more,
-    )
+    return ListResponse[ExternalAccountRead].of(result, ExternalAccountRead.of)
 
 
 @router.post(
@@ -315,11 +307,7 @@ async def list_external_wallets(
         status=status,
         chain=chain,
     )
-    return ListResponse[ExternalWalletRead](
-        data=[ExternalWalletRead.of(item) for item in result.items],
-        next_cursor=result.next_cursor,
-        has_more=result.has_more,
-    )
+    return ListResponse[ExternalWalletRead].of(result, ExternalWalletRead.of)
 
 
 @router.get(

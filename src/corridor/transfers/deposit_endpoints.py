@@ -42,11 +42,7 @@ async def list_unmatched_deposits(
     found = await deposits.unmatched_deposits(
         context.session, caller=context.caller, customer_id=customer_id, page=page
     )
-    return ListResponse[DepositRead](
-        data=[DepositRead.of(deposit) for deposit in found.items],
-        next_cursor=found.next_cursor,
-        has_more=found.has_more,
-    )
+    return ListResponse[DepositRead].of(found, DepositRead.of)
 
 
 @router.post(

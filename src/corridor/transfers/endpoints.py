@@ -47,13 +47,7 @@ def read(found: TransferWithLegs) -> TransferRead:
 
 
 def transfer_list(page: Page[TransferWithLegs]) -> Response:
-    return json_response(
-        ListResponse[TransferRead](
-            data=[read(found) for found in page.items],
-            next_cursor=page.next_cursor,
-            has_more=page.has_more,
-        )
-    )
+    return json_response(ListResponse[TransferRead].of(page, read))
 
 
 def _moment(value: datetime | None, field: str) -> datetime | None:

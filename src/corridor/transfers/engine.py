@@ -19,7 +19,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.kit.clock import Clock
 from corridor.kit.db import Database
-from corridor.kit.ids import new_id
 from corridor.kit.logging import get_logger
 from corridor.models.transfer import Transfer, TransferLeg
 from corridor.rails.base import RailName, RailStatus, adapter_for, rails_for_currency
@@ -32,6 +31,7 @@ from corridor.transfers import (
     refunds,
     repository,
     returns,
+    system,
 )
 from corridor.transfers.flows import Flow, LegType, fee_payout_legs, is_chain, is_stablecoin
 from corridor.transfers.states import LegStatus, TransferStatus
@@ -321,14 +321,14 @@ async def _start_fee_payout(session: AsyncSession, parent: Transfer, *, now: dat
     assert amount
     chain = _fee_chain(parent)
     address = deposits.sandbox_address(f"developer-fees:{parent.organization_id}", chain)
-    child = Transfer(
-        id=new_id("tfr"),
-        organization_id=parent.organization_id,
-        customer_id=parent.customer_id,
-        flow=Flow.FEE_CRYPTO.value,
-        status=S.PROCESSING.value,
-        source_request={},
-        destination_request={},
+    (plan,) = fee_payout_legs(code, chain)
+    await system.start_system_transfer(
+        session,
+        parent=parent,
+        flow=Flow.FEE_CRYPTO,
+        leg_type=plan.type,
+        input_rail=plan.input_rail,
+        output_rail=plan.output_rail,
         source={
             "currency": code,
             "fundingCurrency": code,
@@ -342,48 +342,8 @@ async def _start_fee_payout(session: AsyncSession, parent: Transfer, *, now: dat
             "toAddress": address,
             "accountName": "Developer fee wallet",
         },
-        source_currency=code,
         source_amount=amount,
-        destination_currency=code,
-        destination_amount=amount,
-        is_third_party=False,
-        document_ids=[],
-        funding_needed=False,
-        metadata_={},
-        created_by=rail_io.SYSTEM_ACTOR,
-        submitted_by=rail_io.SYSTEM_ACTOR,
-        submitted_at=now,
-        parent_transfer_id=parent.id,
-        current_leg_index=0,
-        next_step_at=now,
-        created_at=now,
-        updated_at=now,
-    )
-    (plan,) = fee_payout_legs(code, chain)
-    leg = TransferLeg(
-        id=new_id("tleg"),
-        organization_id=parent.organization_id,
-        transfer_id=child.id,
-        sequence=0,
-        type=plan.type.value,
-        status=LegStatus.PENDING.value,
-        input_currency=code,
-        output_currency=code,
-        input_rail=plan.input_rail,
-        output_rail=plan.output_rail,
-        input_amount=amount,
-        output_amount=amount,
-        rail_attempts=0,
-        created_at=now,
-        updated_at=now,
-    )
-    session.add(child)
-    await session.flush()
-    session.add(leg)
-    await session.flush()
-    events.transfer_event(session, events.CREATED, transfer=child, legs=[leg], now=now)
-    events.transfer_event(
-        session, events.status_event(S.PROCESSING), transfer=child, legs=[leg], now=now
+        now=now,
     )
 
 

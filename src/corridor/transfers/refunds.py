@@ -33,7 +33,7 @@ from corridor.kit.ids import new_id
 from corridor.models.transfer import Deposit, Transfer, TransferLeg
 from corridor.parties import service as parties
 from corridor.rails.base import rails_for_currency
-from corridor.transfers import entries, events, postings, rail_io, repository
+from corridor.transfers import entries, events, postings, rail_io, repository, system
 from corridor.transfers.entries import CLEARING, SUSPENSE, Movement, Ref
 from corridor.transfers.flows import BOOK, Flow, LegType, is_chain, is_stablecoin
 from corridor.transfers.states import LegStatus, TransferStatus
@@ -295,14 +295,13 @@ async def start_refund(
     CLEARING, as a FEE_CRYPTO's is in FEES) and put a PENDING `refund` on the parent
     (announced by the caller once the parent has moved: `announce_refund`)."""
     code, amount = parent.source_currency, parent.source_amount
-    child = Transfer(
-        id=new_id("tfr"),
-        organization_id=parent.organization_id,
-        customer_id=parent.customer_id,
-        flow=target.flow.value,
-        status=TransferStatus.PROCESSING.value,
-        source_request={},
-        destination_request={},
+    child, _leg = await system.start_system_transfer(
+        session,
+        parent=parent,
+        flow=target.flow,
+        leg_type=LegType.REFUND,
+        input_rail=BOOK,
+        output_rail=target.rail,
         source={
             "currency": code,
             "fundingCurrency": code,
@@ -310,52 +309,9 @@ async def start_refund(
             "accountType": CLEARING,
         },
         destination=target.destination,
-        source_currency=code,
-        source_amount=amount,
-        destination_currency=code,
-        destination_amount=amount,
-        is_third_party=False,
-        document_ids=[],
-        funding_needed=False,
         funds_received_at=now,
-        metadata_={},
         system_remark=f"Refund of transfer {parent.id}: {reason}"[:reason_chars_max],
-        created_by=rail_io.SYSTEM_ACTOR,
-        submitted_by=rail_io.SYSTEM_ACTOR,
-        submitted_at=now,
-        parent_transfer_id=parent.id,
-        current_leg_index=0,
-        next_step_at=now,
-        created_at=now,
-        updated_at=now,
-    )
-    leg = TransferLeg(
-        id=new_id("tleg"),
-        organization_id=parent.organization_id,
-        transfer_id=child.id,
-        sequence=0,
-        type=LegType.REFUND.value,
-        status=LegStatus.PENDING.value,
-        input_currency=code,
-        output_currency=code,
-        input_rail=BOOK,
-        output_rail=target.rail,
-        input_amount=amount,
-        output_amount=amount,
-        rail_attempts=0,
-        created_at=now,
-        updated_at=now,
-    )
-    session.add(child)
-    await session.flush()
-    session.add(leg)
-    await session.flush()
-    events.transfer_event(session, events.CREATED, transfer=child, legs=[leg], now=now)
-    events.transfer_event(
-        session,
-        events.status_event(TransferStatus.PROCESSING),
-        transfer=child,
-        legs=[leg],
+        source_amount=amount,
         now=now,
     )
     parent.refund = {

@@ -120,18 +120,24 @@ class DeveloperFeeIn(RequestModel):
     percent: Percent = Field(default=0, examples=[0.005])
 
 
-class _TransferFields(RequestModel):
+class PaymentDetailsIn(RequestModel):
+    """What a payment carries besides its money and ends: a transfer's, or a fixed route's
+    for every transfer it makes."""
+
     counterparty_id: Identifier | None = None
-    quote_id: Identifier | None = None
     developer_fee: DeveloperFeeIn | None = None
-    developer_fee_fixed: StrictStr | None = None
-    developer_fee_percent: Percent | None = None
     client_reference_id: (
         Annotated[StrictStr, Field(max_length=client_reference_chars_max)] | None
     ) = None
     remarks: Remarks | None = None
     internal_remarks: Remarks | None = None
     payment_reason: PaymentReason | None = None
+
+
+class _TransferFields(PaymentDetailsIn):
+    quote_id: Identifier | None = None
+    developer_fee_fixed: StrictStr | None = None
+    developer_fee_percent: Percent | None = None
     document_ids: Annotated[list[Identifier], Field(max_length=document_ids_max)] | None = None
 
 

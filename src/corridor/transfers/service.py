@@ -191,11 +191,7 @@ async def list_transfers(
     statement = repository.filtered_transfers(caller, filters)
     found = await fetch_page(session, statement, Transfer.id, page)
     legs = await repository.legs_of_many(session, [transfer.id for transfer in found.items])
-    return Page(
-        items=[lifecycle.TransferWithLegs(transfer, legs[transfer.id]) for transfer in found.items],
-        next_cursor=found.next_cursor,
-        has_more=found.has_more,
-    )
+    return found.map(lambda transfer: lifecycle.TransferWithLegs(transfer, legs[transfer.id]))
 
 
 async def list_customer_transfers(

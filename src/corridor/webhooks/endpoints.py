@@ -93,11 +93,7 @@ async def list_endpoints(context: Context, page: Page) -> ListResponse[EndpointR
     found = await service.list_endpoints(
         context.session, organization_id=_organization_id(context), page=page
     )
-    return ListResponse[EndpointRead](
-        data=[EndpointRead.of(endpoint) for endpoint in found.items],
-        next_cursor=found.next_cursor,
-        has_more=found.has_more,
-    )
+    return ListResponse[EndpointRead].of(found, EndpointRead.of)
 
 
 @router.get(
@@ -361,11 +357,7 @@ async def list_attempts(
         endpoint_id=endpoint_id,
         page=page,
     )
-    return ListResponse[AttemptRead](
-        data=[AttemptRead.of(attempt) for attempt in found.items],
-        next_cursor=found.next_cursor,
-        has_more=found.has_more,
-    )
+    return ListResponse[AttemptRead].of(found, AttemptRead.of)
 
 
 @router.post(

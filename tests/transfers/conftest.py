@@ -113,10 +113,10 @@ def amount(currency: str, value: int) -> dict[str, str]:
     return {"currency": currency, "value": str(value)}
 
 
-async def assert_books_balance(app, organization_id: str) -> dict[str, int]:
+async def assert_books_balance(app, organization_id: str) -> defaultdict[str, int]:
     """Every journal entry sums to zero per currency, every account's balance is the sum
     of its postings, no customer balance is negative; the system accounts' balances by
-    `kind:currency` (for checks of where the money went)."""
+    `kind:currency` (for checks of where the money went; one never used reads as 0)."""
     async with app.state.database.session(write=False) as session:
         sums = await session.execute(
             select(Posting.journal_entry_id, Posting.currency, func.sum(Posting.amount))
@@ -130,7 +130,7 @@ async def assert_books_balance(app, organization_id: str) -> dict[str, int]:
                 select(LedgerAccount).where(LedgerAccount.organization_id == organization_id)
             )
         ).scalars()
-        systems: dict[str, int] = defaultdict(int)
+        systems: defaultdict[str, int] = defaultdict(int)
         for account in accounts:
             posted = (
                 await session.execute(
@@ -145,7 +145,7 @@ async def assert_books_balance(app, organization_id: str) -> dict[str, int]:
                 assert account.pending_debits >= 0
             else:
                 systems[f"{account.kind}:{account.currency}"] = account.posted_balance
-        return dict(systems)
+        return systems
 
 
 async def event_types(app, organization_id: str, transfer_id: str) -> list[str]:

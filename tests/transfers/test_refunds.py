@@ -3,8 +3,6 @@ where the transfer goes, what its `refund` says, and where the money is, to the 
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 import pytest
 
 from corridor.rails.base import RailName, RailStatus
@@ -72,11 +70,6 @@ async def _set_leg(client, transfer: dict, index: int, status: str, *, expect: i
     return response.json()
 
 
-async def _books(app, organization_id: str) -> defaultdict[str, int]:
-    """The books balance; system accounts never used read as 0."""
-    return defaultdict(int, await assert_books_balance(app, organization_id))
-
-
 def _refund_event_count(types: list[str]) -> int:
     return types.count("transfer.refund.updated")
 
@@ -109,7 +102,7 @@ async def test_crypto_deposit_whose_payout_fails_is_refunded_on_its_chain(
     assert child["destination"]["toAddress"] == EVM_ADDRESS
     assert child["sourceAmount"]["value"] == str(USDC_SENT)
 
-    systems = await _books(app, tenant.organization_id)
+    systems = await assert_books_balance(app, tenant.organization_id)
     assert systems["CLEARING:USDC"] == 0 and systems["CLEARING:USD"] == 0
     assert systems["RAIL_SETTLEMENT:USDC"] == 0  # 5 USDC in, 5 USDC back out
     assert systems["RAIL_SETTLEMENT:USD"] == 0  # the payout never settled
@@ -134,7 +127,7 @@ async def test_a_refund_underway_holds_its_money_in_clearing(app, tenant, custom
     failed = await _set_leg(tenant.client, await fetch(tenant.client, transfer["id"]), 2, "FAILED")
     assert failed["status"] == "FAILED" and failed["refund"]["status"] == "PENDING"
     assert "txHash" not in failed["refund"] and "completedAt" not in failed["refund"]
-    systems = await _books(app, tenant.organization_id)
+    systems = await assert_books_balance(app, tenant.organization_id)
     assert systems["CLEARING:USDC"] == USDC_SENT and systems["CLEARING:USD"] == 0
 
     (child,) = await _children(tenant.client, transfer["id"])
@@ -144,7 +137,7 @@ async def test_a_refund_underway_holds_its_money_in_clearing(app, tenant, custom
     assert completed.json()["status"] == "COMPLETED"
     parent = await fetch(tenant.client, transfer["id"])
     assert parent["refund"]["status"] == "COMPLETED" and parent["status"] == "FAILED"
-    systems = await _books(app, tenant.organization_id)
+    systems = await assert_books_balance(app, tenant.organization_id)
     assert systems["CLEARING:USDC"] == 0 and systems["RAIL_SETTLEMENT:USDC"] == 0
 
 
@@ -168,7 +161,7 @@ async def test_a_refund_whose_rail_fails_credits_the_customers_balance(
         "pending": 0,
         "total": USDC_SENT,
     }
-    systems = await _books(app, tenant.organization_id)
+    systems = await assert_books_balance(app, tenant.organization_id)
     assert systems["CLEARING:USDC"] == 0 and systems["RAIL_SETTLEMENT:USDC"] == -USDC_SENT
     types = await event_types(app, tenant.organization_id, transfer["id"])
     assert _refund_event_count(types) == 3  # PENDING, PROCESSING, FAILED
@@ -217,7 +210,7 @@ async def test_a_wire_deposit_whose_payout_fails_is_refunded_by_wire(
     assert child["legs"][0]["type"] == "REFUND" and child["legs"][0]["outputRail"] == "WIRE"
     assert child["destination"]["externalAccountId"] == refund_account
     assert child["imad"] and child["originatingAccount"]
-    systems = await _books(app, tenant.organization_id)
+    systems = await assert_books_balance(app, tenant.organization_id)
     assert systems["CLEARING:USD"] == 0 and systems["CLEARING:USDC"] == 0
     assert systems["RAIL_SETTLEMENT:USD"] == 0  # 250.00 in by wire, 250.00 back by wire
     assert systems["RAIL_SETTLEMENT:USDC"] == 0 and systems["FX:USD"] == 0
@@ -259,7 +252,7 @@ async def test_cancel_in_review_after_crypto_arrived_reverses_by_a_refund(app, p
     types = await event_types(app, tenant.organization_id, transfer["id"])
     assert types.index("transfer.reversed") < types.index("transfer.refund.updated")
     assert _refund_event_count(types) == 3
-    systems = await _books(app, tenant.organization_id)
+    systems = await assert_books_balance(app, tenant.organization_id)
     assert systems["CLEARING:USDC"] == 0 and systems["RAIL_SETTLEMENT:USDC"] == 0
     assert (await customer.balance("USDC"))["total"] == 0
 
@@ -303,7 +296,7 @@ async def test_a_returned_ach_payout_reverses_and_credits_the_source_balance(app
     listed = await tenant.client.get(f"/v1/accounts/{customer.accounts['USD']}/transfers")
     assert transfer["id"] in [item["id"] for item in listed.json()["data"]]
 
-    systems = await _books(app, tenant.organization_id)
+    systems = await assert_books_balance(app, tenant.organization_id)
     assert systems["RAIL_SETTLEMENT:USD"] == 0  # paid out, then back
     assert systems["FEES:USD"] == 100 and systems["CLEARING:USD"] == 0  # the fee was earned
     types = await event_types(app, tenant.organization_id, transfer["id"])
@@ -328,7 +321,7 @@ async def test_a_returned_crypto_to_fiat_payout_credits_the_usd_it_came_back_in(
     assert returned["returnedToAccountId"] == customer.accounts["USD"]
     assert (await customer.balance("USD"))["total"] == USD_PAID
     assert (await customer.balance("USDC"))["total"] == 0  # not converted back
-    systems = await _books(app, tenant.organization_id)
+    systems = await assert_books_balance(app, tenant.organization_id)
     assert systems["RAIL_SETTLEMENT:USD"] == 0 and systems["RAIL_SETTLEMENT:USDC"] == -USDC_SENT
     assert systems["FX:USDC"] == USDC_SENT and systems["FX:USD"] == -USD_PAID
 
@@ -354,7 +347,7 @@ async def test_a_payout_returned_before_it_settled_fails_the_transfer(
     assert done["status"] == "FAILED" and "RETURNED" in done["legs"][1]["failureReason"]
     assert done["returnedToAccountId"] is None and "refund" not in done
     assert (await customer.balance("USD"))["available"] == 10_000
-    systems = await _books(app, tenant.organization_id)
+    systems = await assert_books_balance(app, tenant.organization_id)
     assert systems["RAIL_SETTLEMENT:USD"] == 0 and systems["CLEARING:USD"] == 0
 
 
@@ -409,5 +402,5 @@ async def test_a_return_without_a_balance_in_its_currency_is_held_as_unmatched(a
     unmatched = await tenant.client.get(f"/v1/customers/{customer.id}/unmatched-deposits")
     (deposit,) = [d for d in unmatched.json()["data"] if d.get("transferId") == transfer["id"]]
     assert deposit["amount"]["value"] == str(USD_PAID) and deposit["paymentRail"] == "ACH"
-    systems = await _books(app, tenant.organization_id)
+    systems = await assert_books_balance(app, tenant.organization_id)
     assert systems["RAIL_SETTLEMENT:USD"] == 0 and systems["SUSPENSE:USD"] == USD_PAID

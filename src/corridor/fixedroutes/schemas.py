@@ -10,6 +10,7 @@ from pydantic import ConfigDict, Field
 from corridor.kit.schemas import CurrencyCode, RequestModel, ResponseModel, Timestamp
 from corridor.models.transfer import FixedRoute, VirtualAccount
 from corridor.rails.base import RailName
+from corridor.transfers import deposits
 from corridor.transfers.resources import DestinationRead, Sparse
 from corridor.transfers.schemas import (
     DestinationIn,
@@ -143,21 +144,9 @@ class RouteDepositInstructionsRead(Sparse):
 
     @classmethod
     def of(cls, account: VirtualAccount, payment_rail: str) -> RouteDepositInstructionsRead:
-        crypto = account.type == "VIRTUAL_WALLET"
-        return cls(
-            type="crypto" if crypto else "fiat",
-            payment_rail=payment_rail,
-            account_id=account.id,
-            currency=account.currency,
-            to_address=account.address,
-            blockchain_memo=account.blockchain_memo,
-            bank_name=account.bank_name,
-            account_number=account.account_number,
-            routing_number=account.routing_number,
-            iban=account.iban,
-            bic=account.bic,
-            account_holder_name=account.account_holder_name,
-        )
+        """Exactly as a transfer's instructions show the account (deposits.instructions_of)."""
+        fields = deposits.instructions_of(account, payment_rail)
+        return cls.model_validate({**fields, "currency": account.currency})
 
 
 class RouteFeeRead(ResponseModel):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from datetime import datetime
+from typing import Any
 
 import base58
 from schwifty import IBAN
@@ -78,6 +79,31 @@ def _account_number(seed: str) -> str:
 # --- Instructions -------------------------------------------------------------------------
 
 
+def instructions_of(account: VirtualAccount, payment_rail: str) -> dict[str, Any]:
+    """Where to send money to `account` (spec 2.7, camelCase): the crypto variant for a
+    deposit wallet, the fiat variant for a virtual bank account. A transfer's instructions
+    add the amount (and the reference to quote); a fixed route's take any amount."""
+    if account.type == VIRTUAL_WALLET:
+        fields = {
+            "type": "crypto",
+            "paymentRail": payment_rail,
+            "toAddress": account.address,
+            "blockchainMemo": account.blockchain_memo,
+        }
+    else:
+        fields = {
+            "type": "fiat",
+            "paymentRail": payment_rail,
+            "bankName": account.bank_name,
+            "accountNumber": account.account_number,
+            "routingNumber": account.routing_number,
+            "iban": account.iban,
+            "bic": account.bic,
+            "accountHolderName": account.account_holder_name,
+        }
+    return {**fields, "accountId": account.id}
+
+
 async def prepare_instructions(
     session: AsyncSession, *, transfer: Transfer, customer: Customer, now: datetime
 ) -> None:
@@ -93,29 +119,14 @@ async def prepare_instructions(
     if is_chain(rail):
         wallet = _deposit_wallet(transfer, customer, balance.id if balance else None, now)
         session.add(wallet)
-        instructions = {
-            "type": "crypto",
-            "paymentRail": rail,
-            "toAddress": wallet.address,
-            "amount": amount,
-            "blockchainMemo": None,
-            "accountId": wallet.id,
-        }
+        instructions = {**instructions_of(wallet, rail), "amount": amount}
     else:
         bank = await _virtual_bank_account(session, customer, transfer, balance, now)
         transfer.deposit_reference = deposit_reference(transfer.id)
         instructions = {
-            "type": "fiat",
-            "paymentRail": rail,
-            "bankName": bank.bank_name,
-            "accountNumber": bank.account_number,
-            "routingNumber": bank.routing_number,
-            "iban": bank.iban,
-            "bic": bank.bic,
-            "accountHolderName": bank.account_holder_name,
+            **instructions_of(bank, rail),
             "reference": transfer.deposit_reference,
             "amount": amount,
-            "accountId": bank.id,
         }
     transfer.deposit_instructions = {k: v for k, v in instructions.items() if v is not None}
     transfer.source = {

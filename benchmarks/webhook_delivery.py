@@ -29,7 +29,7 @@ import uvicorn
 from benchmarks.harness import Result, measure
 from corridor.kit.clock import SystemClock
 from corridor.kit.db import Database
-from corridor.kit.outbox import emit
+from corridor.models.event import emit
 from corridor.organizations import service as organizations
 from corridor.webhooks import service as webhooks
 

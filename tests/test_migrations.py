@@ -6,7 +6,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
 import corridor.models  # noqa: F401  (registers every table)
-from corridor.kit.db import Base
+from corridor.models.base import Base
 
 
 async def test_migrated_schema_matches_the_models(app):

@@ -11,21 +11,21 @@ from fastapi import FastAPI
 from corridor import __version__
 from corridor.accounts.endpoints import router as accounts_router
 from corridor.agents.endpoints import router as agents_router
-from corridor.auth.endpoints import router as auth_router
 from corridor.config import Settings, get_settings
-from corridor.context import IdempotentReplay, replay_response
 from corridor.customers.endpoints import router as customers_router
-from corridor.errors import install_error_handlers
 from corridor.fixedroutes.endpoints import router as fixed_routes_router
 from corridor.health import router as health_router
 from corridor.kit.clock import Clock, SystemClock
 from corridor.kit.db import Database
 from corridor.kit.logging import configure_logging
-from corridor.kit.middleware import RequestMiddleware
+from corridor.organizations.access_endpoints import router as auth_router
 from corridor.organizations.endpoints import router as organizations_router
 from corridor.parties.endpoints import router as parties_router
 from corridor.quotes.endpoints import router as quotes_router
 from corridor.transfers.endpoints import router as transfers_router
+from corridor.web.context import IdempotentReplay, replay_response
+from corridor.web.errors import install_error_handlers
+from corridor.web.middleware import RequestMiddleware
 from corridor.webhooks.endpoints import router as webhooks_router
 from corridor.workers.runner import run_workers
 

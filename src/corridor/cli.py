@@ -131,7 +131,7 @@ def serve(
     import uvicorn
 
     from corridor.app import create_app
-    from corridor.kit.middleware import request_head_bytes_max
+    from corridor.web.middleware import request_head_bytes_max
 
     settings = get_settings()
     application = create_app(settings, run_workers_in_process=workers)
@@ -215,7 +215,7 @@ def keys_create(
     from corridor.auth import service
     from corridor.auth.callers import Caller, CallerKind
     from corridor.auth.scopes import UNRESTRICTED
-    from corridor.errors import CorridorError
+    from corridor.kit.errors import CorridorError
 
     async def main():
         database, settings, clock = _open()
@@ -309,7 +309,7 @@ def keys_revoke(
 ) -> None:
     """Revoke an API key at once."""
     from corridor.auth import service
-    from corridor.errors import CorridorError
+    from corridor.kit.errors import CorridorError
 
     async def main():
         database, _, clock = _open()

@@ -8,8 +8,8 @@ import pytest
 from corridor.auth import service as auth_service
 from corridor.auth.callers import Caller, CallerKind
 from corridor.auth.scopes import AGENT_KEY_SCOPES, KNOWN_SCOPES, UNRESTRICTED
-from corridor.errors import CustomerBindingRequired, Forbidden
 from corridor.kit.clock import SystemClock
+from corridor.kit.errors import CustomerBindingRequired, Forbidden
 from corridor.kit.ids import new_id
 from tests.auth.credentials import bearer, console_token, key_secret
 from tests.conftest import assert_error, client_for

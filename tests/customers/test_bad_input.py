@@ -8,7 +8,7 @@ import pytest
 from fastapi.routing import APIRoute
 
 from corridor.customers import endpoints, onboarding_endpoints
-from corridor.kit.middleware import url_bytes_max
+from corridor.web.middleware import url_bytes_max
 from tests.conftest import assert_error
 from tests.customers.helpers import add_entity, create_business
 from tests.support import accepted_terms_of_service, create_individual

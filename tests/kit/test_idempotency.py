@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import update
 
-from corridor.kit.idempotency import fingerprint, in_progress_lease_s
 from corridor.models.idempotency import IdempotencyRecord
+from corridor.web.idempotency import fingerprint, in_progress_lease_s
 from tests.auth.credentials import bearer, console_token, key_secret
 from tests.conftest import assert_error, client_for
 from tests.support import create_individual

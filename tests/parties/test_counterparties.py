@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from corridor.auth.callers import Caller, CallerKind
-from corridor.errors import NotFound
+from corridor.kit.errors import NotFound
 from corridor.parties import service
 from tests.conftest import assert_error, client_for
 from tests.customers.helpers import events_of, restricted_client

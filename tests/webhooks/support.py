@@ -14,7 +14,7 @@ import httpx
 from standardwebhooks.webhooks import Webhook
 
 from corridor.config import Settings
-from corridor.kit.outbox import emit
+from corridor.models.event import emit
 from corridor.webhooks import dispatcher
 
 # Bounds so a broken worker fails a test instead of hanging it.

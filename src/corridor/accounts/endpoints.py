@@ -9,14 +9,14 @@ from fastapi import APIRouter, Depends, Query, Request, Response
 
 from corridor.accounts import service
 from corridor.accounts.schemas import AccountRead, BalanceRead, BalanceTransactionRead, SandboxFund
-from corridor.auth.dependencies import CurrentCaller
-from corridor.context import Context
-from corridor.errors import SandboxOnly, ValidationFailed
+from corridor.kit.errors import SandboxOnly, ValidationFailed
 from corridor.kit.money import is_supported_currency
-from corridor.kit.openapi import ERROR_RESPONSES
 from corridor.kit.pagination import ListResponse, PageRequest, page_request
 from corridor.transfers import deposits
 from corridor.transfers.resources import VirtualAccountRead
+from corridor.web.authentication import CurrentCaller
+from corridor.web.context import Context
+from corridor.web.openapi import ERROR_RESPONSES
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 

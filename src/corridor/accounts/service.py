@@ -10,14 +10,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from corridor.accounts import repository
 from corridor.accounts.schemas import BalanceTransactionRead
 from corridor.auth.callers import Caller
-from corridor.errors import InvalidState, NotFound, ValidationFailed
+from corridor.kit.errors import InvalidState, NotFound, ValidationFailed
 from corridor.kit.ids import looks_like_id, new_id
-from corridor.kit.outbox import emit
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.ledger import repository as ledger_repository
 from corridor.ledger import rules
 from corridor.ledger import service as ledger
 from corridor.models.customer import Customer
+from corridor.models.event import emit
 from corridor.models.ledger import LedgerAccount, Posting
 
 CUSTOMER_BALANCE = rules.CUSTOMER_BALANCE

@@ -18,12 +18,12 @@ from corridor.agents.schemas import (
     AgentUpdate,
     SpendWindowRead,
 )
-from corridor.context import Context
-from corridor.kit.openapi import ERROR_RESPONSES
 from corridor.kit.pagination import ListResponse, PageRequest, page_request
 from corridor.models.access import ApiKey
 from corridor.models.transfer import Agent
 from corridor.transfers.resources import TransferRead
+from corridor.web.context import Context
+from corridor.web.openapi import ERROR_RESPONSES
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 TAGS: list[str] = ["Agents"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from corridor.agents.spend import Denial, Window
-from corridor.errors import CorridorError, InvalidState
 from corridor.kit.clock import isoformat_z
+from corridor.kit.errors import CorridorError, InvalidState
 from corridor.kit.money import currency as currency_of
 from corridor.kit.money import to_decimal_string
 

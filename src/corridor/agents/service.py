@@ -25,11 +25,11 @@ from corridor.auth.callers import Caller, CallerKind
 from corridor.auth.scopes import AGENT_KEY_SCOPES
 from corridor.auth.secrets import agent_key_secret, hash_secret, visible_prefix
 from corridor.customers import service as customers
-from corridor.errors import Forbidden, InvalidState, NotFound, Unauthorized, ValidationFailed
+from corridor.kit.errors import Forbidden, InvalidState, NotFound, Unauthorized, ValidationFailed
 from corridor.kit.ids import looks_like_id, new_id
-from corridor.kit.outbox import emit
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.access import ApiKey
+from corridor.models.event import emit
 from corridor.models.transfer import Agent
 from corridor.parties import service as parties
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from corridor.auth.scopes import UNRESTRICTED, implies
-from corridor.errors import CustomerBindingRequired, Forbidden
+from corridor.kit.errors import CustomerBindingRequired, Forbidden
 
 
 class CallerKind(StrEnum):

@@ -19,7 +19,7 @@ from corridor.auth.secrets import (
     verify_password,
     visible_prefix,
 )
-from corridor.errors import Forbidden, NotFound, Unauthorized, ValidationFailed
+from corridor.kit.errors import Forbidden, NotFound, Unauthorized, ValidationFailed
 from corridor.kit.ids import new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser

@@ -8,7 +8,6 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Response
 
 from corridor.auth.callers import Caller
-from corridor.context import Context
 from corridor.customers import onboarding, service
 from corridor.customers.entity_schemas import AssociatedEntityRead
 from corridor.customers.onboarding_endpoints import router as onboarding_router
@@ -28,10 +27,11 @@ from corridor.customers.schemas import (
     VerificationStatusRead,
 )
 from corridor.customers.states import CustomerStatus, CustomerType, capabilities
-from corridor.errors import SandboxOnly, ValidationFailed
-from corridor.kit.openapi import ERROR_RESPONSES
+from corridor.kit.errors import SandboxOnly, ValidationFailed
 from corridor.kit.pagination import ListResponse, PageRequest, page_request
 from corridor.models.customer import Customer
+from corridor.web.context import Context
+from corridor.web.openapi import ERROR_RESPONSES
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 

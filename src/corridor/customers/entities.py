@@ -19,7 +19,7 @@ from corridor.customers.entity_schemas import (
 )
 from corridor.customers.errors import CustomerArchived, FieldProblems, WrongCustomerType
 from corridor.customers.states import CustomerStatus, CustomerType
-from corridor.errors import NotFound, ValidationFailed
+from corridor.kit.errors import NotFound, ValidationFailed
 from corridor.kit.ids import looks_like_id, new_id
 from corridor.models.customer import AssociatedEntity, Customer
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from corridor.errors import CorridorError, InvalidState
+from corridor.kit.errors import CorridorError, InvalidState
 
 
 class CustomerArchived(InvalidState):

@@ -22,10 +22,9 @@ from corridor.customers.schemas import (
     VerificationStatusRead,
 )
 from corridor.customers.states import CustomerStatus, CustomerType
-from corridor.errors import InvalidState, NotFound
 from corridor.kit.clock import isoformat_z
+from corridor.kit.errors import InvalidState, NotFound
 from corridor.kit.ids import looks_like_id, new_id
-from corridor.kit.outbox import emit
 from corridor.kit.schemas import Amount
 from corridor.models.customer import (
     AssociatedEntity,
@@ -34,6 +33,7 @@ from corridor.models.customer import (
     TermsOfServiceAcceptance,
     VerificationSession,
 )
+from corridor.models.event import emit
 
 terms_of_service_version = "2026-01-01"
 verification_session_lifetime_s = 7 * 24 * 60 * 60

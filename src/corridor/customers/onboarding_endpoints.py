@@ -8,7 +8,6 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Response
 
 from corridor.auth.callers import Caller
-from corridor.context import Context
 from corridor.customers import entities, onboarding, service
 from corridor.customers.entity_schemas import (
     AssociatedEntityCreate,
@@ -27,7 +26,8 @@ from corridor.customers.schemas import (
     VerificationSessionRead,
 )
 from corridor.customers.states import CustomerType
-from corridor.kit.openapi import ERROR_RESPONSES
+from corridor.web.context import Context
+from corridor.web.openapi import ERROR_RESPONSES
 
 router = APIRouter(responses=ERROR_RESPONSES)
 

@@ -20,12 +20,11 @@ from corridor.customers.schemas import (
     RfiRead,
 )
 from corridor.customers.states import CustomerStatus, CustomerType
-from corridor.errors import Forbidden, InvalidState, NotFound, ValidationFailed
+from corridor.kit.errors import Forbidden, InvalidState, NotFound, ValidationFailed
 from corridor.kit.ids import looks_like_id, new_id
-from corridor.kit.outbox import emit
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.customer import Customer, EnhancedDiligenceRfi
-from corridor.models.event import Event
+from corridor.models.event import Event, emit
 
 metadata_keys_max = 50
 _NOT_NULL_FIELDS = {

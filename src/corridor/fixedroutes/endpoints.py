@@ -6,7 +6,6 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Response
 
-from corridor.context import Context
 from corridor.fixedroutes import service
 from corridor.fixedroutes.schemas import (
     FixedRouteCreate,
@@ -16,8 +15,9 @@ from corridor.fixedroutes.schemas import (
     FixedRouteValidate,
     FixedRouteValidation,
 )
-from corridor.kit.openapi import ERROR_RESPONSES
 from corridor.kit.pagination import ListResponse, Page, PageRequest, page_request
+from corridor.web.context import Context
+from corridor.web.openapi import ERROR_RESPONSES
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 TAGS: list[str] = ["Fixed routes"]

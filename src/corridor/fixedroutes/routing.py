@@ -17,8 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller, CallerKind
 from corridor.auth.scopes import UNRESTRICTED
-from corridor.errors import CorridorError
 from corridor.fixedroutes import repository
+from corridor.kit.errors import CorridorError
 from corridor.kit.ids import new_id
 from corridor.models.customer import Customer
 from corridor.models.transfer import FixedRoute, Transfer, VirtualAccount

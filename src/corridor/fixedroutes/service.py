@@ -16,7 +16,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.customers import service as customers
-from corridor.errors import CorridorError, InvalidState, NotFound, ValidationFailed
 from corridor.fixedroutes import repository, rules
 from corridor.fixedroutes.schemas import (
     FixedRouteCreate,
@@ -28,10 +27,11 @@ from corridor.fixedroutes.schemas import (
     FixedRouteValidation,
     RouteProblem,
 )
+from corridor.kit.errors import CorridorError, InvalidState, NotFound, ValidationFailed
 from corridor.kit.ids import looks_like_id, new_id
-from corridor.kit.outbox import emit
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.customer import Customer
+from corridor.models.event import emit
 from corridor.models.transfer import FixedRoute, VirtualAccount
 from corridor.transfers import deposits, planning
 from corridor.transfers import repository as transfers_repository

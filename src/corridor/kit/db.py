@@ -1,72 +1,29 @@
-"""Engine, sessions and column types; SQLite (embedded default) and PostgreSQL alike.
+"""Engines, sessions and the query helpers every repository shares; SQLite (embedded
+default) and PostgreSQL alike.
 
 On SQLite, writes are serialised: a writing session opens its transaction with
 BEGIN IMMEDIATE, so two writers never interleave read-check-write on a balance. Reading
 sessions use a second engine with plain BEGIN so they never wait for the write lock.
 On PostgreSQL both are one engine, and rows that must not race are locked with
-SELECT … FOR UPDATE (see `lock_rows`).
+SELECT … FOR UPDATE (`for_update`, `lock_rows`). The declarative base and the column
+types are in models/base.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import JSON, BigInteger, DateTime, MetaData, String, event, select
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy import Select, event, select
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
     async_sessionmaker,
     create_async_engine,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
-from sqlalchemy.types import TypeDecorator
 
-from corridor.kit.clock import as_utc
-
-NAMING_CONVENTION = {
-    "ix": "ix_%(column_0_label)s",
-    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
-    "ck": "ck_%(table_name)s_%(constraint_name)s",
-    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
-    "pk": "pk_%(table_name)s",
-}
-
-
-class UTCDateTime(TypeDecorator[datetime]):
-    """Timezone-aware UTC datetimes on every backend (SQLite returns naive ones)."""
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
-        if value is None:
-            return None
-        assert value.tzinfo is not None, "store aware datetimes only"
-        value = as_utc(value)
-        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
-
-    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
-        return None if value is None else as_utc(value)
-
-
-JSONDocument = JSON().with_variant(JSONB(), "postgresql")
-MinorUnits = BigInteger
-
-
-class Base(DeclarativeBase):
-    metadata = MetaData(naming_convention=NAMING_CONVENTION)
-    type_annotation_map = {
-        datetime: UTCDateTime(),
-        dict[str, Any]: JSONDocument,
-        list[Any]: JSONDocument,
-    }
-
-
-def id_column(**kwargs: Any) -> Mapped[str]:
-    return mapped_column(String(40), primary_key=True, **kwargs)
+from corridor.kit.errors import NotFound
+from corridor.kit.ids import looks_like_id
 
 
 def _configure_sqlite(engine: AsyncEngine, *, immediate: bool) -> None:
@@ -122,11 +79,52 @@ class Database:
             await self.read_engine.dispose()
 
 
-async def lock_rows(session: AsyncSession, model: type[Base], ids: Sequence[str]) -> list[Any]:
+# --- Query helpers ------------------------------------------------------------------------
+
+Row = TypeVar("Row")
+
+
+def is_sqlite(session: AsyncSession) -> bool:
+    """The one dialect check: SQLite serialises writers itself and has no row locks."""
+    bind = session.bind
+    return bind is not None and bind.dialect.name == "sqlite"
+
+
+def for_update(session: AsyncSession, statement: Select[Any]) -> Select[Any]:
+    """Lock the selected rows until the transaction ends (PostgreSQL), and re-read their
+    attributes even when the session already holds them, so a check made under the lock
+    never sees a stale copy. On SQLite the write transaction already excludes writers."""
+    if not is_sqlite(session):
+        statement = statement.with_for_update()
+    return statement.execution_options(populate_existing=True)
+
+
+async def lock_rows(session: AsyncSession, model: type[Any], ids: Sequence[str]) -> list[Any]:
     """Load rows by id for update, always in id order so concurrent lockers never deadlock."""
     ordered = sorted(set(ids))
-    statement = select(model).where(model.id.in_(ordered)).order_by(model.id)  # type: ignore[attr-defined]
-    if session.bind is not None and session.bind.dialect.name != "sqlite":
-        statement = statement.with_for_update()
-    result = await session.execute(statement.execution_options(populate_existing=True))
+    statement = select(model).where(model.id.in_(ordered)).order_by(model.id)
+    result = await session.execute(for_update(session, statement))
     return list(result.scalars())
+
+
+async def get_visible(
+    session: AsyncSession,
+    visible: Select[tuple[Row]],
+    identifier: str,
+    *,
+    locked: bool = False,
+) -> Row:
+    """The row `identifier` among those a caller may see (a repository's `visible_…(caller)`
+    statement), or 404: an id of another organization, of the wrong kind, or malformed is
+    simply unknown (API.md section 2: never 403, never a hint that it exists). The table
+    names its id prefix and resource name (`id_prefix`, `resource_name`, models/base.py)."""
+    model: Any = visible.column_descriptions[0]["entity"]
+    if not looks_like_id(identifier, model.id_prefix):
+        raise NotFound(model.resource_name, identifier)
+    statement = visible.where(model.id == identifier)
+    if locked:
+        statement = for_update(session, statement)
+    found = (await session.execute(statement)).scalar_one_or_none()
+    if found is None:
+        raise NotFound(model.resource_name, identifier)
+    return found

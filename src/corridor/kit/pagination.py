@@ -12,7 +12,7 @@ from pydantic import Field
 from sqlalchemy import Select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from corridor.errors import ValidationFailed
+from corridor.kit.errors import ValidationFailed
 from corridor.kit.schemas import ResponseModel
 
 page_size_default = 50

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from corridor.errors import CorridorError, InvalidState
+from corridor.kit.errors import CorridorError, InvalidState
 from corridor.kit.money import amount_object, to_decimal_string
 from corridor.kit.money import currency as currency_of
 

@@ -8,7 +8,7 @@ from alembic import context
 from sqlalchemy.ext.asyncio import create_async_engine
 
 import corridor.models  # noqa: F401  (registers every table on Base.metadata)
-from corridor.kit.db import Base
+from corridor.models.base import Base
 
 config = context.config
 target_metadata = Base.metadata

@@ -8,11 +8,12 @@ from typing import Any
 from sqlalchemy import ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from corridor.kit.db import Base, id_column
+from corridor.models.base import Base, id_column
 
 
 class ConsoleUser(Base):
     __tablename__ = "console_users"
+    id_prefix, resource_name = "usr", "console user"
 
     id: Mapped[str] = id_column()
     organization_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"), index=True)
@@ -23,6 +24,7 @@ class ConsoleUser(Base):
 
 class ConsoleSession(Base):
     __tablename__ = "console_sessions"
+    id_prefix, resource_name = "cs", "console session"
 
     id: Mapped[str] = id_column()
     organization_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"), index=True)
@@ -35,6 +37,7 @@ class ConsoleSession(Base):
 
 class ApiKey(Base):
     __tablename__ = "api_keys"
+    id_prefix, resource_name = "key", "API key"
 
     id: Mapped[str] = id_column()
     organization_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"), index=True)

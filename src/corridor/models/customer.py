@@ -9,11 +9,12 @@ from typing import Any
 from sqlalchemy import ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from corridor.kit.db import Base, id_column
+from corridor.models.base import Base, id_column
 
 
 class TermsOfServiceAcceptance(Base):
     __tablename__ = "tos_acceptances"
+    id_prefix, resource_name = "tos", "terms-of-service acceptance"
 
     id: Mapped[str] = id_column()
     organization_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"), index=True)
@@ -29,6 +30,7 @@ class TermsOfServiceAcceptance(Base):
 
 class Customer(Base):
     __tablename__ = "customers"
+    id_prefix, resource_name = "cus", "customer"
     __table_args__ = (Index("ix_customers_organization_id_id", "organization_id", "id"),)
 
     id: Mapped[str] = id_column()
@@ -66,6 +68,7 @@ class AssociatedEntity(Base):
     """An owner, director, control person or signer of a business customer."""
 
     __tablename__ = "associated_entities"
+    id_prefix, resource_name = "ae", "associated entity"
 
     id: Mapped[str] = id_column()
     organization_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"))
@@ -84,6 +87,7 @@ class VerificationSession(Base):
     """A hosted verification link for a customer or one of its associated entities."""
 
     __tablename__ = "verification_sessions"
+    id_prefix, resource_name = "vs", "verification session"
 
     id: Mapped[str] = id_column()
     organization_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"))
@@ -101,6 +105,7 @@ class EnhancedDiligenceRfi(Base):
     """A request for information raised while a customer is under review."""
 
     __tablename__ = "enhanced_diligence_rfis"
+    id_prefix, resource_name = "rfi", "request for information"
 
     id: Mapped[str] = id_column()
     organization_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"))

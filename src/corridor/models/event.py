@@ -1,18 +1,23 @@
-"""The outbox: every state change writes its event here, in the change's own transaction."""
+"""The outbox: every state change writes its event here (`emit`), in the change's own
+transaction; the webhook dispatcher fans it out after the commit."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import ForeignKey, Index, String
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 
-from corridor.kit.db import Base, id_column
+from corridor.kit.ids import new_id
+from corridor.models.base import Base, id_column
 
 
 class Event(Base):
     __tablename__ = "events"
+    id_prefix, resource_name = "msg", "webhook message"
     __table_args__ = (Index("ix_events_organization_id_id", "organization_id", "id"),)
 
     # msg_…: the webhook message id, equal to the webhook-id header of every delivery.
@@ -24,3 +29,30 @@ class Event(Base):
     created_at: Mapped[datetime] = mapped_column(index=True)
     # Set once the dispatcher has fanned the event out to the endpoints' deliveries.
     dispatched_at: Mapped[datetime | None] = mapped_column(index=True)
+
+
+event_type_chars_max = 80
+
+
+def emit(
+    session: AsyncSession,
+    *,
+    organization_id: str,
+    event_type: str,
+    data: dict[str, Any],
+    tags: Iterable[str],
+    at: datetime,
+) -> Event:
+    """Add an event to the session; it commits, or rolls back, with the change itself."""
+    assert len(event_type) <= event_type_chars_max
+    event = Event(
+        id=new_id("msg"),
+        organization_id=organization_id,
+        type=event_type,
+        data=data,
+        tags=sorted({tag for tag in tags if tag}),
+        created_at=at,
+        dispatched_at=None,
+    )
+    session.add(event)
+    return event

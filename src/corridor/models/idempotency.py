@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from corridor.kit.db import Base, id_column
+from corridor.models.base import Base, id_column
 
 
 class IdempotencyRecord(Base):

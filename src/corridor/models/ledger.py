@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import BigInteger, Boolean, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from corridor.kit.db import Base, id_column
+from corridor.models.base import Base, id_column
 
 
 class LedgerAccount(Base):
@@ -18,6 +18,7 @@ class LedgerAccount(Base):
     """
 
     __tablename__ = "ledger_accounts"
+    id_prefix, resource_name = "acc", "account"
     __table_args__ = (
         UniqueConstraint("organization_id", "purpose"),
         Index("ix_ledger_accounts_organization_id_id", "organization_id", "id"),

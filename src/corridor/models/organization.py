@@ -8,11 +8,12 @@ from typing import Any
 from sqlalchemy import ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from corridor.kit.db import Base, id_column
+from corridor.models.base import Base, id_column
 
 
 class Organization(Base):
     __tablename__ = "organizations"
+    id_prefix, resource_name = "org", "organization"
 
     id: Mapped[str] = id_column()
     name: Mapped[str] = mapped_column(String(200))

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import CheckConstraint, ForeignKey, Index, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from corridor.kit.db import Base, id_column
+from corridor.models.base import Base, id_column
 
 # An external account or wallet belongs to exactly one of a customer or a counterparty.
 ONE_OWNER = "(customer_id IS NULL) <> (counterparty_id IS NULL)"
@@ -18,6 +18,7 @@ class Counterparty(Base):
     """Someone a customer pays (a third party); soft-deleted so transfers can still read it."""
 
     __tablename__ = "counterparties"
+    id_prefix, resource_name = "cp", "counterparty"
     __table_args__ = (Index("ix_counterparties_organization_id_id", "organization_id", "id"),)
 
     id: Mapped[str] = id_column()
@@ -38,6 +39,7 @@ class ExternalAccount(Base):
     """A bank account outside Corridor, of a customer (first party) or a counterparty."""
 
     __tablename__ = "external_accounts"
+    id_prefix, resource_name = "ext", "external account"
     __table_args__ = (
         CheckConstraint(ONE_OWNER, name="one_owner"),
         Index("ix_external_accounts_organization_id_id", "organization_id", "id"),
@@ -73,6 +75,7 @@ class ExternalWallet(Base):
     """A blockchain address outside Corridor, of a customer (first party) or a counterparty."""
 
     __tablename__ = "external_wallets"
+    id_prefix, resource_name = "ewa", "external wallet"
     __table_args__ = (
         CheckConstraint(ONE_OWNER, name="one_owner"),
         Index("ix_external_wallets_organization_id_id", "organization_id", "id"),

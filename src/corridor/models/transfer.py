@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import BigInteger, Boolean, ForeignKey, Index, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from corridor.kit.db import Base, id_column
+from corridor.models.base import Base, id_column
 
 
 class Transfer(Base):
@@ -20,6 +20,7 @@ class Transfer(Base):
     """
 
     __tablename__ = "transfers"
+    id_prefix, resource_name = "tfr", "transfer"
     __table_args__ = (
         Index("ix_transfers_organization_id_id", "organization_id", "id"),
         Index("ix_transfers_organization_id_customer_id", "organization_id", "customer_id"),
@@ -105,6 +106,7 @@ class TransferLeg(Base):
     """One step of a transfer (API.md section 6), run strictly in `sequence` order."""
 
     __tablename__ = "transfer_legs"
+    id_prefix, resource_name = "tleg", "leg"
     __table_args__ = (UniqueConstraint("transfer_id", "sequence"),)
 
     id: Mapped[str] = id_column()
@@ -206,6 +208,7 @@ class Quote(Base):
     """
 
     __tablename__ = "quotes"
+    id_prefix, resource_name = "quo", "quote"
     __table_args__ = (Index("ix_quotes_organization_id_id", "organization_id", "id"),)
 
     id: Mapped[str] = id_column()
@@ -243,6 +246,7 @@ class FixedRoute(Base):
     """
 
     __tablename__ = "fixed_routes"
+    id_prefix, resource_name = "frt", "fixed route"
     __table_args__ = (Index("ix_fixed_routes_organization_id_id", "organization_id", "id"),)
 
     id: Mapped[str] = id_column()
@@ -276,6 +280,7 @@ class Agent(Base):
     """
 
     __tablename__ = "agents"
+    id_prefix, resource_name = "agt", "agent"
     __table_args__ = (Index("ix_agents_organization_id_id", "organization_id", "id"),)
 
     id: Mapped[str] = id_column()

@@ -12,11 +12,12 @@ from typing import Any
 from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from corridor.kit.db import Base, id_column
+from corridor.models.base import Base, id_column
 
 
 class WebhookEndpoint(Base):
     __tablename__ = "webhook_endpoints"
+    id_prefix, resource_name = "ep", "webhook endpoint"
     __table_args__ = (Index("ix_webhook_endpoints_organization_id_id", "organization_id", "id"),)
 
     id: Mapped[str] = id_column()  # ep_…

@@ -7,8 +7,6 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Response
 
-from corridor.context import Context
-from corridor.kit.openapi import ERROR_RESPONSES
 from corridor.kit.pagination import ListResponse, PageRequest, page_request
 from corridor.organizations import service
 from corridor.organizations.schemas import (
@@ -18,6 +16,8 @@ from corridor.organizations.schemas import (
     OrganizationRead,
     OrganizationUpdate,
 )
+from corridor.web.context import Context
+from corridor.web.openapi import ERROR_RESPONSES
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 TAGS: list[str] = ["Organizations"]

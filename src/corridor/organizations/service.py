@@ -13,11 +13,11 @@ from corridor.auth import service as auth_service
 from corridor.auth.callers import Caller
 from corridor.auth.scopes import UNRESTRICTED
 from corridor.auth.secrets import random_token
-from corridor.errors import Conflict, NotFound
+from corridor.kit.errors import Conflict, NotFound
 from corridor.kit.ids import looks_like_id, new_id
-from corridor.kit.outbox import emit
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.access import ApiKey, ConsoleUser
+from corridor.models.event import emit
 from corridor.models.organization import Organization
 from corridor.organizations import configuration as rules
 from corridor.organizations import repository

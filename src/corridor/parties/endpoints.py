@@ -7,8 +7,6 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Response
 
 from corridor.auth.callers import Caller
-from corridor.context import Context
-from corridor.kit.openapi import ERROR_RESPONSES
 from corridor.kit.pagination import ListResponse, PageRequest, page_request
 from corridor.parties import service
 from corridor.parties.addresses import Chain
@@ -27,6 +25,8 @@ from corridor.parties.schemas import (
     ExternalWalletUpdate,
     PartyStatus,
 )
+from corridor.web.context import Context
+from corridor.web.openapi import ERROR_RESPONSES
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 

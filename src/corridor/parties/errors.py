@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from corridor.customers.errors import FieldProblems
-from corridor.errors import InvalidState, ValidationFailed
+from corridor.kit.errors import InvalidState, ValidationFailed
 
 __all__ = ["CustomerArchived", "FieldProblems", "OneOwnerRequired", "PartyClosed"]
 

@@ -12,11 +12,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from corridor.auth.callers import Caller
 from corridor.customers import service as customers
 from corridor.customers.states import CustomerStatus
-from corridor.errors import NotFound, ValidationFailed
+from corridor.kit.errors import NotFound, ValidationFailed
 from corridor.kit.ids import looks_like_id, new_id
 from corridor.kit.money import CurrencyKind, currency
-from corridor.kit.outbox import emit
 from corridor.kit.pagination import Page, PageRequest, fetch_page
+from corridor.models.event import emit
 from corridor.models.party import Counterparty, ExternalAccount, ExternalWallet
 from corridor.parties import addresses, bank_codes, repository
 from corridor.parties.errors import CustomerArchived, FieldProblems, OneOwnerRequired, PartyClosed

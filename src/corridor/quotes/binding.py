@@ -12,8 +12,8 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
-from corridor.errors import CorridorError, InvalidState, NotFound, ValidationFailed
 from corridor.kit.clock import isoformat_z
+from corridor.kit.errors import CorridorError, InvalidState, NotFound, ValidationFailed
 from corridor.kit.ids import looks_like_id
 from corridor.models.transfer import Quote, Transfer
 from corridor.quotes import repository

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from corridor.context import Context
-from corridor.kit.openapi import ERROR_RESPONSES
 from corridor.quotes import service
 from corridor.quotes.resources import QuoteRead, QuoteWithTransfer
 from corridor.quotes.schemas import IntentQuoteCreate, QuoteCreate
 from corridor.transfers.resources import TransferRead
+from corridor.web.context import Context
+from corridor.web.openapi import ERROR_RESPONSES
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 TAGS: list[str] = ["Quotes"]

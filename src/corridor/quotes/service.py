@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.customers import service as customers
-from corridor.errors import InvalidState, NotFound, ValidationFailed
+from corridor.kit.errors import InvalidState, NotFound, ValidationFailed
 from corridor.kit.ids import new_id
 from corridor.models.transfer import Quote
 from corridor.quotes import binding, locks

@@ -13,8 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from corridor.accounts import service as accounts
 from corridor.agents import enforcement as agent_enforcement
 from corridor.auth.callers import Caller, CallerKind
-from corridor.errors import Forbidden, ValidationFailed
 from corridor.kit.clock import isoformat_z
+from corridor.kit.errors import Forbidden, ValidationFailed
 from corridor.models.transfer import Transfer, TransferLeg
 from corridor.quotes import binding as quote_binding
 from corridor.transfers import deposits, lifecycle, planning, postings, refunds, states

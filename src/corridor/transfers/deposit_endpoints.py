@@ -7,13 +7,13 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request, Response
 
-from corridor.auth.dependencies import CurrentCaller
-from corridor.context import Context
-from corridor.errors import SandboxOnly
+from corridor.kit.errors import SandboxOnly
 from corridor.kit.pagination import ListResponse, PageRequest, page_request
 from corridor.transfers import deposits, sandbox
 from corridor.transfers.resources import DepositRead, TransferRead
 from corridor.transfers.schemas import SandboxDeposit, SandboxLegStatus
+from corridor.web.authentication import CurrentCaller
+from corridor.web.context import Context
 
 router = APIRouter()
 SANDBOX_TAGS: list[str] = ["Sandbox"]

@@ -24,8 +24,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from corridor.accounts import service as accounts
 from corridor.auth.callers import Caller
 from corridor.customers import service as customers
-from corridor.errors import NotFound, ValidationFailed
 from corridor.fixedroutes import routing
+from corridor.kit.errors import NotFound, ValidationFailed
 from corridor.kit.ids import new_id
 from corridor.kit.money import amount_object
 from corridor.kit.pagination import Page, PageRequest, fetch_page

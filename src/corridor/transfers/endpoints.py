@@ -8,10 +8,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Response
 from pydantic import BaseModel
 
-from corridor.context import Context
-from corridor.errors import ValidationFailed
 from corridor.kit.clock import as_utc
-from corridor.kit.openapi import ERROR_RESPONSES
+from corridor.kit.errors import ValidationFailed
 from corridor.kit.pagination import ListResponse, Page, PageRequest, page_request
 from corridor.transfers import actions, service
 from corridor.transfers.deposit_endpoints import router as deposit_router
@@ -28,6 +26,8 @@ from corridor.transfers.schemas import (
     client_reference_chars_max,
 )
 from corridor.transfers.states import TransferStatus
+from corridor.web.context import Context
+from corridor.web.openapi import ERROR_RESPONSES
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 TAGS: list[str] = ["Transfers"]

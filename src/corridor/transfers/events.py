@@ -11,7 +11,7 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from corridor.kit.outbox import emit
+from corridor.models.event import emit
 from corridor.models.transfer import Deposit, Transfer, TransferLeg
 from corridor.transfers.resources import DepositRead, TransferRead
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
-from corridor.errors import InvalidState, NotFound
+from corridor.kit.errors import InvalidState, NotFound
 from corridor.kit.ids import looks_like_id
 from corridor.models.transfer import Transfer, TransferLeg
 from corridor.transfers import events, repository, states

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.customers import service as customers
-from corridor.errors import InvalidState, NotFound, ValidationFailed
+from corridor.kit.errors import InvalidState, NotFound, ValidationFailed
 from corridor.kit.ids import new_id
 from corridor.kit.money import MoneyError, parse_minor_units
 from corridor.models.customer import Customer

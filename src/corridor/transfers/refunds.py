@@ -27,8 +27,8 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from corridor.errors import NotFound
 from corridor.kit.clock import isoformat_z
+from corridor.kit.errors import NotFound
 from corridor.kit.ids import new_id
 from corridor.models.transfer import Deposit, Transfer, TransferLeg
 from corridor.parties import service as parties

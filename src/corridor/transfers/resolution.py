@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.accounts import service as accounts
 from corridor.auth.callers import Caller
-from corridor.errors import Forbidden, NotFound, ValidationFailed
+from corridor.kit.errors import Forbidden, NotFound, ValidationFailed
 from corridor.models.customer import Customer
 from corridor.models.ledger import LedgerAccount
 from corridor.models.party import ExternalAccount, ExternalWallet

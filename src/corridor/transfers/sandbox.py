@@ -11,7 +11,7 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
-from corridor.errors import NotFound
+from corridor.kit.errors import NotFound
 from corridor.transfers import deposits, engine, lifecycle, repository, returns
 from corridor.transfers.lifecycle import TransferWithLegs
 from corridor.transfers.states import LegStatus, TransferStatus, is_terminal

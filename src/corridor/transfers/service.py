@@ -15,7 +15,7 @@ from corridor.accounts import service as accounts
 from corridor.agents import enforcement as agent_enforcement
 from corridor.auth.callers import Caller
 from corridor.customers import service as customers
-from corridor.errors import ValidationFailed
+from corridor.kit.errors import ValidationFailed
 from corridor.kit.ids import looks_like_id, new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.transfer import Transfer

@@ -8,10 +8,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, Depends, Query, Response
 
-from corridor.context import Context
-from corridor.errors import ValidationFailed
-from corridor.kit.openapi import ERROR_RESPONSES
+from corridor.kit.errors import ValidationFailed
 from corridor.kit.pagination import ListResponse, PageRequest, page_request, page_size_max
+from corridor.web.context import Context
+from corridor.web.openapi import ERROR_RESPONSES
 from corridor.webhooks import history, service
 from corridor.webhooks.errors import OrganizationWide
 from corridor.webhooks.repository import MessageFilter

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from corridor.errors import Conflict, Forbidden, InvalidState
+from corridor.kit.errors import Conflict, Forbidden, InvalidState
 
 
 class EndpointLimitReached(Conflict):

@@ -8,8 +8,8 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from corridor.errors import NotFound, ValidationFailed
 from corridor.kit.clock import as_utc
+from corridor.kit.errors import NotFound, ValidationFailed
 from corridor.kit.ids import new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.webhook import WebhookEndpoint

@@ -11,11 +11,11 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from corridor.kit import idempotency
 from corridor.kit.clock import Clock
 from corridor.kit.db import Database
 from corridor.kit.logging import get_logger
 from corridor.transfers import engine as transfer_engine
+from corridor.web import idempotency
 from corridor.webhooks import dispatcher, retention
 
 logger = get_logger(__name__)

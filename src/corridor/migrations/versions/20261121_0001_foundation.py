@@ -12,7 +12,7 @@ from alembic import op
 from sqlalchemy import Text
 from sqlalchemy.dialects import postgresql
 
-import corridor.kit.db
+import corridor.models.base
 
 revision: str = "0001"
 down_revision: str | None = None
@@ -33,8 +33,8 @@ def upgrade() -> None:
             sa.JSON().with_variant(postgresql.JSONB(astext_type=Text()), "postgresql"),
             nullable=False,
         ),
-        sa.Column("created_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("updated_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("created_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(
             ["parent_id"],
             ["organizations.id"],
@@ -61,9 +61,9 @@ def upgrade() -> None:
         sa.Column("prefix", sa.String(length=40), nullable=False),
         sa.Column("secret_hash", sa.String(length=64), nullable=False),
         sa.Column("created_by", sa.String(length=40), nullable=True),
-        sa.Column("created_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("revoked_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=True),
-        sa.Column("last_used_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=True),
+        sa.Column("created_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("revoked_at", corridor.models.base.UTCDateTime(timezone=True), nullable=True),
+        sa.Column("last_used_at", corridor.models.base.UTCDateTime(timezone=True), nullable=True),
         sa.ForeignKeyConstraint(
             ["organization_id"],
             ["organizations.id"],
@@ -84,7 +84,7 @@ def upgrade() -> None:
         sa.Column("organization_id", sa.String(length=40), nullable=False),
         sa.Column("email", sa.String(length=320), nullable=False),
         sa.Column("password_hash", sa.String(length=200), nullable=False),
-        sa.Column("created_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("created_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(
             ["organization_id"],
             ["organizations.id"],
@@ -113,8 +113,8 @@ def upgrade() -> None:
             sa.JSON().with_variant(postgresql.JSONB(astext_type=Text()), "postgresql"),
             nullable=False,
         ),
-        sa.Column("created_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("dispatched_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=True),
+        sa.Column("created_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("dispatched_at", corridor.models.base.UTCDateTime(timezone=True), nullable=True),
         sa.ForeignKeyConstraint(
             ["organization_id"],
             ["organizations.id"],
@@ -141,9 +141,9 @@ def upgrade() -> None:
         sa.Column("state", sa.String(length=20), nullable=False),
         sa.Column("response_status", sa.Integer(), nullable=True),
         sa.Column("response_body", sa.Text(), nullable=True),
-        sa.Column("created_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("locked_until", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("expires_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("created_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("locked_until", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("expires_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(
             ["organization_id"],
             ["organizations.id"],
@@ -166,7 +166,7 @@ def upgrade() -> None:
         sa.Column("kind", sa.String(length=40), nullable=False),
         sa.Column("description", sa.String(length=500), nullable=False),
         sa.Column("transfer_id", sa.String(length=40), nullable=True),
-        sa.Column("created_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("created_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(
             ["organization_id"],
             ["organizations.id"],
@@ -192,8 +192,8 @@ def upgrade() -> None:
         sa.Column("redirect_url", sa.String(length=2048), nullable=True),
         sa.Column("accepted_ip", sa.String(length=64), nullable=True),
         sa.Column("accepted_user_agent", sa.String(length=512), nullable=True),
-        sa.Column("created_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("accepted_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=True),
+        sa.Column("created_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("accepted_at", corridor.models.base.UTCDateTime(timezone=True), nullable=True),
         sa.ForeignKeyConstraint(
             ["organization_id"],
             ["organizations.id"],
@@ -212,9 +212,9 @@ def upgrade() -> None:
         sa.Column("organization_id", sa.String(length=40), nullable=False),
         sa.Column("user_id", sa.String(length=40), nullable=False),
         sa.Column("token_hash", sa.String(length=64), nullable=False),
-        sa.Column("created_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("expires_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("revoked_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=True),
+        sa.Column("created_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("expires_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("revoked_at", corridor.models.base.UTCDateTime(timezone=True), nullable=True),
         sa.ForeignKeyConstraint(
             ["organization_id"],
             ["organizations.id"],
@@ -270,10 +270,10 @@ def upgrade() -> None:
             nullable=False,
         ),
         sa.Column("tos_acceptance_id", sa.String(length=40), nullable=True),
-        sa.Column("created_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("updated_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("submitted_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=True),
-        sa.Column("archived_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=True),
+        sa.Column("created_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("submitted_at", corridor.models.base.UTCDateTime(timezone=True), nullable=True),
+        sa.Column("archived_at", corridor.models.base.UTCDateTime(timezone=True), nullable=True),
         sa.ForeignKeyConstraint(
             ["organization_id"],
             ["organizations.id"],
@@ -311,8 +311,8 @@ def upgrade() -> None:
             nullable=False,
         ),
         sa.Column("verification_status", sa.String(length=20), nullable=False),
-        sa.Column("created_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("updated_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("created_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(
             ["customer_id"],
             ["customers.id"],
@@ -346,9 +346,9 @@ def upgrade() -> None:
             sa.JSON().with_variant(postgresql.JSONB(astext_type=Text()), "postgresql"),
             nullable=False,
         ),
-        sa.Column("created_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("updated_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("submitted_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=True),
+        sa.Column("created_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("submitted_at", corridor.models.base.UTCDateTime(timezone=True), nullable=True),
         sa.ForeignKeyConstraint(
             ["customer_id"],
             ["customers.id"],
@@ -379,8 +379,8 @@ def upgrade() -> None:
         sa.Column("posted_balance", sa.BigInteger(), nullable=False),
         sa.Column("pending_debits", sa.BigInteger(), nullable=False),
         sa.Column("pending_credits", sa.BigInteger(), nullable=False),
-        sa.Column("created_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("updated_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("created_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(
             ["customer_id"], ["customers.id"], name=op.f("fk_ledger_accounts_customer_id_customers")
         ),
@@ -413,7 +413,7 @@ def upgrade() -> None:
         sa.Column("balance_after", sa.BigInteger(), nullable=False),
         sa.Column("kind", sa.String(length=40), nullable=False),
         sa.Column("transfer_id", sa.String(length=40), nullable=True),
-        sa.Column("created_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("created_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(
             ["account_id"],
             ["ledger_accounts.id"],
@@ -445,8 +445,8 @@ def upgrade() -> None:
         sa.Column("associated_entity_id", sa.String(length=40), nullable=True),
         sa.Column("status", sa.String(length=20), nullable=False),
         sa.Column("token_hash", sa.String(length=64), nullable=False),
-        sa.Column("created_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("expires_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("created_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("expires_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(
             ["associated_entity_id"],
             ["associated_entities.id"],

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-import corridor.kit.db
+import corridor.models.base
 
 revision: str = "0002"
 down_revision: str | None = "0001"
@@ -26,7 +26,7 @@ def _json() -> sa.types.TypeEngine:
 
 
 def _timestamp(name: str, *, nullable: bool = False) -> sa.Column:
-    return sa.Column(name, corridor.kit.db.UTCDateTime(timezone=True), nullable=nullable)
+    return sa.Column(name, corridor.models.base.UTCDateTime(timezone=True), nullable=nullable)
 
 
 def _owner_columns() -> list[sa.Column]:

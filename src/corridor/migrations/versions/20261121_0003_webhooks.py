@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-import corridor.kit.db
+import corridor.models.base
 
 revision: str = "0003"
 down_revision: str | None = "0002"
@@ -24,7 +24,7 @@ def _json() -> sa.types.TypeEngine:
 
 
 def _datetime() -> sa.types.TypeEngine:
-    return corridor.kit.db.UTCDateTime(timezone=True)
+    return corridor.models.base.UTCDateTime(timezone=True)
 
 
 def upgrade() -> None:

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-import corridor.kit.db
+import corridor.models.base
 
 revision: str = "0004"
 down_revision: str | None = "0003"
@@ -24,7 +24,7 @@ def _json() -> sa.types.TypeEngine:
 
 
 def _timestamp(name: str, *, nullable: bool = True) -> sa.Column:
-    return sa.Column(name, corridor.kit.db.UTCDateTime(timezone=True), nullable=nullable)
+    return sa.Column(name, corridor.models.base.UTCDateTime(timezone=True), nullable=nullable)
 
 
 def _text(name: str, length: int, *, nullable: bool = True) -> sa.Column:

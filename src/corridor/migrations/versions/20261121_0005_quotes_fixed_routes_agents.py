@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-import corridor.kit.db
+import corridor.models.base
 
 revision: str = "0005"
 down_revision: str | None = "0004"
@@ -40,9 +40,9 @@ def upgrade() -> None:
         sa.Column("over_limit_action", sa.String(length=30), nullable=False),
         sa.Column("status", sa.String(length=20), nullable=False),
         sa.Column("created_by", sa.String(length=40), nullable=False),
-        sa.Column("created_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("updated_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("revoked_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=True),
+        sa.Column("created_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("revoked_at", corridor.models.base.UTCDateTime(timezone=True), nullable=True),
         sa.ForeignKeyConstraint(
             ["customer_id"], ["customers.id"], name=op.f("fk_agents_customer_id_customers")
         ),
@@ -80,7 +80,7 @@ def upgrade() -> None:
         sa.Column("locked_rate", sa.String(length=200), nullable=True),
         sa.Column("reference_rate", sa.String(length=64), nullable=True),
         sa.Column(
-            "reference_rate_as_of", corridor.kit.db.UTCDateTime(timezone=True), nullable=True
+            "reference_rate_as_of", corridor.models.base.UTCDateTime(timezone=True), nullable=True
         ),
         sa.Column("reference_provider", sa.String(length=60), nullable=True),
         sa.Column(
@@ -89,11 +89,11 @@ def upgrade() -> None:
             nullable=False,
         ),
         sa.Column("transfer_id", sa.String(length=40), nullable=True),
-        sa.Column("expires_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("used_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=True),
+        sa.Column("expires_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("used_at", corridor.models.base.UTCDateTime(timezone=True), nullable=True),
         sa.Column("created_by", sa.String(length=40), nullable=False),
-        sa.Column("created_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("updated_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("created_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(
             ["customer_id"], ["customers.id"], name=op.f("fk_quotes_customer_id_customers")
         ),
@@ -145,8 +145,8 @@ def upgrade() -> None:
         sa.Column("internal_remarks", sa.String(length=1000), nullable=True),
         sa.Column("payment_reason", sa.String(length=60), nullable=True),
         sa.Column("created_by", sa.String(length=40), nullable=False),
-        sa.Column("created_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("updated_at", corridor.kit.db.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("created_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", corridor.models.base.UTCDateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(
             ["counterparty_id"],
             ["counterparties.id"],

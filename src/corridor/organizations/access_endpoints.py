@@ -7,7 +7,6 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Response
 
 from corridor.auth import service
-from corridor.auth.dependencies import CONSOLE_SESSION_COOKIE
 from corridor.auth.schemas import (
     ApiKeyCreate,
     ApiKeyCreated,
@@ -16,9 +15,10 @@ from corridor.auth.schemas import (
     ConsoleSessionCreated,
     ConsoleUserRead,
 )
-from corridor.context import Context, Public
-from corridor.kit.openapi import ERROR_RESPONSES
 from corridor.kit.pagination import ListResponse, PageRequest, page_request
+from corridor.web.authentication import CONSOLE_SESSION_COOKIE
+from corridor.web.context import Context, Public
+from corridor.web.openapi import ERROR_RESPONSES
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 

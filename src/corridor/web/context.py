@@ -17,12 +17,12 @@ from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
-from corridor.auth.dependencies import current_caller
 from corridor.config import Settings
-from corridor.errors import CorridorError, ValidationFailed, render_error
-from corridor.kit import idempotency
 from corridor.kit.clock import Clock
 from corridor.kit.db import Database
+from corridor.kit.errors import CorridorError, ValidationFailed, render_error
+from corridor.web import idempotency
+from corridor.web.authentication import current_caller
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 _READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})

@@ -8,7 +8,7 @@ from typing import Any
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from corridor.errors import CorridorError, render_error
+from corridor.kit.errors import CorridorError, render_error
 from corridor.kit.ids import new_id
 from corridor.kit.logging import get_logger
 from corridor.kit.request_context import reset_request_id, set_request_id

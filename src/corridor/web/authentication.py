@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from corridor.auth import service
 from corridor.auth.callers import Caller
-from corridor.errors import NotFound, Unauthorized, ValidationFailed
+from corridor.kit.errors import NotFound, Unauthorized, ValidationFailed
 from corridor.kit.ids import looks_like_id
 from corridor.models.customer import Customer
 

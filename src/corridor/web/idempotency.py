@@ -17,8 +17,8 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from corridor.errors import CorridorError
 from corridor.kit.db import Database
+from corridor.kit.errors import CorridorError
 from corridor.kit.ids import new_id
 from corridor.models.idempotency import IdempotencyRecord
 

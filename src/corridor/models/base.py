@@ -1,0 +1,58 @@
+"""The declarative base of every table, its naming convention and the shared column types."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import JSON, BigInteger, DateTime, MetaData, String
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+from corridor.kit.clock import as_utc
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Timezone-aware UTC datetimes on every backend (SQLite returns naive ones)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        assert value.tzinfo is not None, "store aware datetimes only"
+        value = as_utc(value)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        return None if value is None else as_utc(value)
+
+
+JSONDocument = JSON().with_variant(JSONB(), "postgresql")
+MinorUnits = BigInteger
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    # A table of typed ids names its prefix ("tfr") and what a 404 calls it ("transfer").
+    id_prefix: ClassVar[str] = ""
+    resource_name: ClassVar[str] = "resource"
+    type_annotation_map = {
+        datetime: UTCDateTime(),
+        dict[str, Any]: JSONDocument,
+        list[Any]: JSONDocument,
+    }
+
+
+def id_column(**kwargs: Any) -> Mapped[str]:
+    return mapped_column(String(40), primary_key=True, **kwargs)

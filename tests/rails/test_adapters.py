@@ -18,9 +18,9 @@ from corridor.rails.base import (
     RailStatus,
     Schedule,
     Submission,
-    adapter_for,
     rails_for_currency,
 )
+from corridor.rails.registry import adapter_for
 from tests.rails.support import CURRENCY_FOR, instruction, utc
 
 ALWAYS_OPEN = frozenset({RailName.RTP, RailName.SEPA_INSTANT, RailName.BOOK}) | CHAIN_RAILS

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from corridor.rails.base import RailName, validate_beneficiary
+from corridor.rails.base import RailName
+from corridor.rails.beneficiaries import validate_beneficiary
 from tests.rails.support import BENEFICIARIES
 
 US_RAILS = [RailName.ACH, RailName.ACH_SAME_DAY, RailName.WIRE, RailName.RTP]

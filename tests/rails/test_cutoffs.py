@@ -7,7 +7,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from corridor.rails.base import CHAIN_RAILS, RailName, Schedule, adapter_for
+from corridor.rails.base import CHAIN_RAILS, RailName, Schedule
+from corridor.rails.registry import adapter_for
 from tests.rails.support import berlin, new_york, utc
 
 NEW_YORK_NAME = "America/New_York"

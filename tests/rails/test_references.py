@@ -9,7 +9,8 @@ import base58
 from stdnum.us import rtn
 
 from corridor.rails import ach
-from corridor.rails.base import RailName, Submission, adapter_for
+from corridor.rails.base import RailName, Submission
+from corridor.rails.registry import adapter_for
 from tests.rails.support import NEW_YORK, instruction, new_york, utc
 
 IMAD = re.compile(r"^(?P<cycle>\d{8})(?P<source>[A-Z0-9]{8})(?P<sequence>\d{6})$")

@@ -8,8 +8,9 @@ from zoneinfo import ZoneInfo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corridor.rails.base import RailName, adapter_for
+from corridor.rails.base import RailName
 from corridor.rails.calendars import CutoffRule, is_business_day
+from corridor.rails.registry import adapter_for
 from corridor.rails.sandbox import BatchRailAdapter
 
 BATCH_RAILS = [rail for rail in RailName if isinstance(adapter_for(rail), BatchRailAdapter)]

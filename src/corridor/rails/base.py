@@ -1,7 +1,7 @@
 """The rail interface the transfer engine talks to (docs/transfers-design.md, "rails").
 
 Everything rail-specific stays inside `corridor.rails`: the engine builds a
-`PaymentInstruction`, asks `adapter_for(rail)` to `submit` it, keeps the `Submission`
+`PaymentInstruction`, asks `registry.adapter_for(rail)` to `submit` it, keeps the `Submission`
 (references and schedule) on the leg, and polls `status` until the leg settles.
 
 Beneficiary keys are the contract's words: `name`, `account`, `iban`, `bic`, `routing`,
@@ -127,18 +127,3 @@ def currencies_for(rail: RailName) -> frozenset[str]:
 def rails_for_currency(currency: str) -> tuple[RailName, ...]:
     """The rails that carry a currency, in RailName order; empty for an unknown currency."""
     return tuple(rail for rail in RailName if currency in RAIL_CURRENCIES[rail])
-
-
-def adapter_for(rail: RailName) -> RailAdapter:
-    """The adapter registered for a rail (the sandbox adapters by default)."""
-    # Imported here: the adapters import this module's types.
-    from corridor.rails import registry
-
-    return registry.adapter_for(RailName(rail))
-
-
-def validate_beneficiary(rail: RailName, beneficiary: Mapping[str, object]) -> list[str]:
-    """What is missing or malformed in a beneficiary for a rail; empty when it is fine."""
-    from corridor.rails import beneficiaries
-
-    return beneficiaries.problems(RailName(rail), beneficiary)

@@ -128,5 +128,6 @@ _CHECKS: dict[RailName, Callable[[Beneficiary], list[str]]] = {
 assert set(_CHECKS) == set(RailName), "every rail checks its beneficiaries"
 
 
-def problems(rail: RailName, beneficiary: Beneficiary) -> list[str]:
-    return _CHECKS[rail](beneficiary)
+def validate_beneficiary(rail: RailName | str, beneficiary: Beneficiary) -> list[str]:
+    """What is missing or malformed in a beneficiary for a rail; empty when it is fine."""
+    return _CHECKS[RailName(rail)](beneficiary)

@@ -37,8 +37,9 @@ _adapters: dict[RailName, RailAdapter] = {adapter.name: adapter for adapter in S
 assert set(_adapters) == set(RailName), "every rail has a sandbox adapter"
 
 
-def adapter_for(rail: RailName) -> RailAdapter:
-    return _adapters[rail]
+def adapter_for(rail: RailName | str) -> RailAdapter:
+    """The adapter serving a rail (the sandbox adapters unless another is installed)."""
+    return _adapters[RailName(rail)]
 
 
 def install(adapter: RailAdapter) -> RailAdapter:

@@ -21,7 +21,8 @@ from corridor.kit.clock import Clock
 from corridor.kit.db import Database
 from corridor.kit.logging import get_logger
 from corridor.models.transfer import Transfer, TransferLeg
-from corridor.rails.base import RailName, RailStatus, adapter_for, rails_for_currency
+from corridor.rails.base import RailName, RailStatus, rails_for_currency
+from corridor.rails.registry import adapter_for
 from corridor.transfers import (
     deposits,
     events,

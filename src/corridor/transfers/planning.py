@@ -20,7 +20,8 @@ from corridor.models.organization import Organization
 from corridor.models.transfer import Transfer, TransferLeg
 from corridor.organizations.configuration import Configuration, from_document
 from corridor.quotes import locks as quote_locks
-from corridor.rails.base import RailName, adapter_for
+from corridor.rails.base import RailName
+from corridor.rails.registry import adapter_for
 from corridor.transfers import fees, fx
 from corridor.transfers.flows import PAYOUT_LEGS, Flow, flow_of, plan_legs
 from corridor.transfers.pricing import Pricing, PricingProblem, price

@@ -20,7 +20,8 @@ from corridor.models.customer import Customer
 from corridor.models.ledger import LedgerAccount
 from corridor.models.party import ExternalAccount, ExternalWallet
 from corridor.parties import service as parties
-from corridor.rails.base import RailName, currencies_for, validate_beneficiary
+from corridor.rails.base import RailName, currencies_for
+from corridor.rails.beneficiaries import validate_beneficiary
 from corridor.transfers.flows import BOOK, DestinationKind, Endpoint, SourceKind, is_chain
 
 PULL_RAILS = frozenset({RailName.ACH.value, RailName.ACH_SAME_DAY.value})

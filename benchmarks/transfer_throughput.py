@@ -26,7 +26,8 @@ from corridor.config import Settings
 from corridor.kit.clock import SystemClock
 from corridor.kit.ids import new_id
 from corridor.organizations import service as organizations
-from corridor.transfers import engine, repository
+from corridor.transfers import repository
+from corridor.transfers.engine import advance as engine
 
 AMOUNT_MINOR = 100
 steps_per_transfer_max = 10

@@ -17,7 +17,7 @@ from corridor.models.ledger import LedgerAccount, Posting
 from corridor.rails import registry
 from corridor.rails.base import RailName, RailStatus
 from corridor.rails.registry import adapter_for
-from corridor.transfers.engine import advance_transfers
+from corridor.transfers.engine.advance import advance_transfers
 from tests.parties.helpers import EVM_ADDRESS, SEPA_ACCOUNT, create_account, create_wallet
 from tests.support import active_customer
 

@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 
 from corridor.kit.money import MINOR_UNITS_MAX
 from corridor.ledger import rules
-from corridor.transfers import entries, fx
-from corridor.transfers.fees import DeveloperFee, FeeProblem, checked_fee, fee_amount
-from corridor.transfers.flows import (
+from corridor.transfers.money import entries
+from corridor.transfers.rules import fx
+from corridor.transfers.rules.fees import DeveloperFee, FeeProblem, checked_fee, fee_amount
+from corridor.transfers.rules.flows import (
     DestinationKind,
     Endpoint,
     LegType,
@@ -23,7 +24,7 @@ from corridor.transfers.flows import (
     flow_of,
     plan_legs,
 )
-from corridor.transfers.pricing import PricingProblem, price
+from corridor.transfers.rules.pricing import PricingProblem, price
 
 amounts = st.integers(min_value=1, max_value=MINOR_UNITS_MAX)
 percents = st.decimals(min_value=0, max_value=1, places=6, allow_nan=False, allow_infinity=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from corridor.transfers.engine import advance_transfers
+from corridor.transfers.engine.advance import advance_transfers
 from corridor.workers.runner import TASKS
 from tests.transfers.conftest import amount, assert_books_balance, create, fetch, make_customer
 

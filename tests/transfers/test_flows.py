@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from corridor.transfers.flows import (
+from corridor.transfers.rules.flows import (
     DestinationKind,
     Endpoint,
     Flow,

@@ -15,9 +15,9 @@ from sqlalchemy import select
 from corridor.kit.money import MINOR_UNITS_MAX
 from corridor.models.event import Event
 from corridor.quotes import rules
-from corridor.transfers import fx
-from corridor.transfers.fees import DeveloperFee, FeeProblem
-from corridor.transfers.pricing import PricingProblem
+from corridor.transfers.rules import fx
+from corridor.transfers.rules.fees import DeveloperFee, FeeProblem
+from corridor.transfers.rules.pricing import PricingProblem
 from tests.conftest import assert_error, client_for
 from tests.transfers.conftest import (
     act,

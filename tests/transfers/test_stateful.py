@@ -37,8 +37,8 @@ from corridor.kit.migrate import upgrade_to_head
 from corridor.ledger.rules import CUSTOMER_BALANCE
 from corridor.models.ledger import LedgerAccount, Posting
 from corridor.organizations import service as organizations
-from corridor.transfers.engine import advance_transfers
-from corridor.transfers.states import TERMINAL, TRANSITIONS
+from corridor.transfers.engine.advance import advance_transfers
+from corridor.transfers.rules.states import TERMINAL, TRANSITIONS
 from tests.parties.helpers import EVM_ADDRESS, US_ACCOUNT
 
 examples_max = 8

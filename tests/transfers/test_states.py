@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from corridor.transfers.states import (
+from corridor.transfers.rules.states import (
     TERMINAL,
     TRANSITIONS,
     Decision,

@@ -12,8 +12,8 @@ from corridor.accounts.schemas import AccountRead, BalanceRead, BalanceTransacti
 from corridor.kit.errors import SandboxOnly, ValidationFailed
 from corridor.kit.money import is_supported_currency
 from corridor.kit.pagination import ListResponse, PageRequest, page_request
-from corridor.transfers import deposits
-from corridor.transfers.resources import VirtualAccountRead
+from corridor.transfers.deposits import instructions as deposits
+from corridor.transfers.schemas.deposits import VirtualAccountRead
 from corridor.web.authentication import CurrentCaller
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES

@@ -20,7 +20,7 @@ from corridor.kit.clock import isoformat_z
 from corridor.models.transfer import Agent, Transfer
 from corridor.transfers import actions, lifecycle
 from corridor.transfers.lifecycle import TransferWithLegs
-from corridor.transfers.states import TransferStatus
+from corridor.transfers.rules.states import TransferStatus
 
 
 def approval_refusal(agent: Agent, transfer: Transfer) -> AgentApprovalRefused | None:

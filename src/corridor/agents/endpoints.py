@@ -21,7 +21,7 @@ from corridor.agents.schemas import (
 from corridor.kit.pagination import ListResponse, PageRequest, page_request
 from corridor.models.access import ApiKey
 from corridor.models.transfer import Agent
-from corridor.transfers.resources import TransferRead
+from corridor.transfers.schemas.transfer import TransferRead
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
 

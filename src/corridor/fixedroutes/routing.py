@@ -22,9 +22,10 @@ from corridor.kit.errors import CorridorError
 from corridor.kit.ids import new_id
 from corridor.models.customer import Customer
 from corridor.models.transfer import FixedRoute, Transfer, VirtualAccount
-from corridor.transfers import events, lifecycle, planning
-from corridor.transfers.flows import is_chain
-from corridor.transfers.states import TransferStatus
+from corridor.transfers import events, lifecycle
+from corridor.transfers.planning import plan as planning
+from corridor.transfers.rules.flows import is_chain
+from corridor.transfers.rules.states import TransferStatus
 
 ACTIVE = "ACTIVE"
 # Deposit.unmatched_reason is at most this long.

@@ -7,7 +7,14 @@ from typing import Any
 
 from corridor.fixedroutes.schemas import FixedRouteStatus, FixedRouteType
 from corridor.kit.money import CurrencyKind, MoneyError, currency
-from corridor.transfers.flows import BOOK, DestinationKind, Endpoint, SourceKind, flow_of, is_chain
+from corridor.transfers.rules.flows import (
+    BOOK,
+    DestinationKind,
+    Endpoint,
+    SourceKind,
+    flow_of,
+    is_chain,
+)
 
 # The smallest amount a route is priced at when it is checked (in major units): enough for
 # every conversion of the rate table to give a whole minor unit.

@@ -33,8 +33,9 @@ from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.customer import Customer
 from corridor.models.event import emit
 from corridor.models.transfer import FixedRoute, VirtualAccount
-from corridor.transfers import deposits, planning
 from corridor.transfers import repository as transfers_repository
+from corridor.transfers.deposits import instructions as deposits
+from corridor.transfers.planning import plan as planning
 
 READ_SCOPE = "transfers:read"
 WRITE_SCOPE = "transfers:write"

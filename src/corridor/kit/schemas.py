@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import (
     AfterValidator,
@@ -13,6 +13,7 @@ from pydantic import (
     PlainSerializer,
     StrictStr,
     field_validator,
+    model_serializer,
     model_validator,
 )
 from pydantic.alias_generators import to_camel
@@ -135,3 +136,18 @@ class Address(ResponseModel):
 class Deleted(ResponseModel):
     id: str
     deleted: bool = True
+
+
+class Sparse(ResponseModel):
+    """A response model that leaves out its `optional` fields while they are None."""
+
+    optional: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _leave_out_absent(self, handler):
+        data = handler(self)
+        for name in self.optional:
+            for key in (name, to_camel(name)):
+                if key in data and data[key] is None:
+                    del data[key]
+        return data

@@ -5,9 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Response
 
 from corridor.quotes import service
-from corridor.quotes.resources import QuoteRead, QuoteWithTransfer
-from corridor.quotes.schemas import IntentQuoteCreate, QuoteCreate
-from corridor.transfers.resources import TransferRead
+from corridor.quotes.schemas import IntentQuoteCreate, QuoteCreate, QuoteRead, QuoteWithTransfer
+from corridor.transfers.schemas.transfer import TransferRead
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
 

@@ -10,8 +10,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.kit.money import currency
 from corridor.models.transfer import Quote, Transfer
-from corridor.transfers import fx
-from corridor.transfers.flows import peg_of
+from corridor.transfers.rules import fx
+from corridor.transfers.rules.flows import peg_of
 
 
 def stored_rate(lock: fx.Lock, *, source_currency: str, destination_currency: str) -> str:

@@ -12,9 +12,9 @@ from datetime import datetime
 from enum import StrEnum
 
 from corridor.kit.money import MINOR_UNITS_MAX
-from corridor.transfers import fees, fx
-from corridor.transfers.flows import LegType, PlannedLeg
-from corridor.transfers.pricing import Pricing, PricingProblem, price
+from corridor.transfers.rules import fees, fx
+from corridor.transfers.rules.flows import LegType, PlannedLeg
+from corridor.transfers.rules.pricing import Pricing, PricingProblem, price
 
 # The bisection halves [1, MINOR_UNITS_MAX] each step: 57 steps reach any amount.
 source_search_steps_max = 64

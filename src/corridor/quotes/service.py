@@ -19,11 +19,13 @@ from corridor.quotes import repository as quotes
 from corridor.quotes.binding import QuoteExpired, QuoteUsed
 from corridor.quotes.rules import QuoteStatus, price_destination, price_source, status_at
 from corridor.quotes.schemas import IntentQuoteCreate, QuoteCreate
-from corridor.transfers import actions, fees, fx, lifecycle, planning, repository
+from corridor.transfers import actions, lifecycle, repository
 from corridor.transfers import service as transfers
 from corridor.transfers.lifecycle import TransferWithLegs
-from corridor.transfers.pricing import Pricing, PricingProblem
-from corridor.transfers.states import TransferStatus
+from corridor.transfers.planning import plan as planning
+from corridor.transfers.rules import fees, fx
+from corridor.transfers.rules.pricing import Pricing, PricingProblem
+from corridor.transfers.rules.states import TransferStatus
 
 READ_SCOPE = "transfers:read"
 WRITE_SCOPE = "transfers:write"

@@ -17,10 +17,15 @@ from corridor.kit.clock import isoformat_z
 from corridor.kit.errors import Forbidden, ValidationFailed
 from corridor.models.transfer import Transfer, TransferLeg
 from corridor.quotes import binding as quote_binding
-from corridor.transfers import deposits, lifecycle, planning, postings, refunds, states
-from corridor.transfers.flows import SourceKind
+from corridor.transfers import lifecycle
+from corridor.transfers.deposits import instructions, receiving
 from corridor.transfers.lifecycle import TransferWithLegs
-from corridor.transfers.states import Decision, TransferStatus
+from corridor.transfers.money import postings
+from corridor.transfers.planning import plan as planning
+from corridor.transfers.returns import refunds
+from corridor.transfers.rules import states
+from corridor.transfers.rules.flows import SourceKind
+from corridor.transfers.rules.states import Decision, TransferStatus
 
 WRITE_SCOPE = "transfers:write"
 S = TransferStatus
@@ -91,7 +96,9 @@ async def submit(
     if kind == SourceKind.BALANCE:
         await postings.place_hold(session, transfer=transfer, now=now)
     elif kind == SourceKind.DEPOSIT:
-        await deposits.prepare_instructions(session, transfer=transfer, customer=customer, now=now)
+        await instructions.prepare_instructions(
+            session, transfer=transfer, customer=customer, now=now
+        )
     configuration = await planning.configuration_of(session, transfer.organization_id)
     threshold = configuration.transfer_authorization_threshold
     target = states.submitted_status(
@@ -192,7 +199,7 @@ async def fund_transfer(
         raise ValidationFailed(
             "accountId", f"must be the customer's {transfer.source_currency} account"
         )
-    await deposits.funds_arrived(
+    await receiving.funds_arrived(
         session, transfer=transfer, legs=legs, from_balance_id=account.id, now=now
     )
     return TransferWithLegs(transfer, legs)

@@ -12,12 +12,12 @@ from corridor.kit.clock import as_utc
 from corridor.kit.errors import ValidationFailed
 from corridor.kit.pagination import ListResponse, Page, PageRequest, page_request
 from corridor.transfers import actions, service
-from corridor.transfers.deposit_endpoints import router as deposit_router
-from corridor.transfers.flows import Flow
+from corridor.transfers.deposits.endpoints import router as deposit_router
 from corridor.transfers.lifecycle import TransferWithLegs
 from corridor.transfers.repository import TransferFilters
-from corridor.transfers.resources import DocumentList, TransferRead
-from corridor.transfers.schemas import (
+from corridor.transfers.rules.flows import Flow
+from corridor.transfers.rules.states import TransferStatus
+from corridor.transfers.schemas.requests import (
     TransferCancel,
     TransferCreate,
     TransferDecision,
@@ -25,7 +25,7 @@ from corridor.transfers.schemas import (
     TransferUpdate,
     client_reference_chars_max,
 )
-from corridor.transfers.states import TransferStatus
+from corridor.transfers.schemas.transfer import DocumentList, TransferRead
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
 

@@ -13,7 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.models.event import emit
 from corridor.models.transfer import Deposit, Transfer, TransferLeg
-from corridor.transfers.resources import DepositRead, TransferRead
+from corridor.transfers.schemas.deposits import DepositRead
+from corridor.transfers.schemas.transfer import TransferRead
 
 CREATED = "transfer.created"
 UPDATED = "transfer.updated"

@@ -11,8 +11,9 @@ from corridor.auth.callers import Caller
 from corridor.kit.errors import InvalidState, NotFound
 from corridor.kit.ids import looks_like_id
 from corridor.models.transfer import Transfer, TransferLeg
-from corridor.transfers import events, repository, states
-from corridor.transfers.states import LegStatus, TransferStatus
+from corridor.transfers import events, repository
+from corridor.transfers.rules import states
+from corridor.transfers.rules.states import LegStatus, TransferStatus
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,10 +21,11 @@ from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.transfer import Transfer
 from corridor.parties import service as parties
 from corridor.quotes import binding as quote_binding
-from corridor.transfers import actions, events, lifecycle, planning, repository
+from corridor.transfers import actions, events, lifecycle, repository
+from corridor.transfers.planning import plan as planning
 from corridor.transfers.repository import TransferFilters
-from corridor.transfers.schemas import TransferCreate, TransferUpdate
-from corridor.transfers.states import TransferStatus
+from corridor.transfers.rules.states import TransferStatus
+from corridor.transfers.schemas.requests import TransferCreate, TransferUpdate
 
 READ_SCOPE = "transfers:read"
 WRITE_SCOPE = "transfers:write"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from corridor.kit.clock import Clock
 from corridor.kit.db import Database
 from corridor.kit.logging import get_logger
-from corridor.transfers import engine as transfer_engine
+from corridor.transfers.engine import advance as transfer_engine
 from corridor.web import idempotency
 from corridor.webhooks import dispatcher, retention
 

@@ -9,9 +9,11 @@ from fastapi import APIRouter, Depends, Request, Response
 
 from corridor.kit.errors import SandboxOnly
 from corridor.kit.pagination import ListResponse, PageRequest, page_request
-from corridor.transfers import deposits, sandbox
-from corridor.transfers.resources import DepositRead, TransferRead
-from corridor.transfers.schemas import SandboxDeposit, SandboxLegStatus
+from corridor.transfers.deposits import receiving as deposits
+from corridor.transfers.engine import sandbox
+from corridor.transfers.schemas.deposits import DepositRead
+from corridor.transfers.schemas.requests import SandboxDeposit, SandboxLegStatus
+from corridor.transfers.schemas.transfer import TransferRead
 from corridor.web.authentication import CurrentCaller
 from corridor.web.context import Context
 

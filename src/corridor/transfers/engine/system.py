@@ -14,9 +14,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.kit.ids import new_id
 from corridor.models.transfer import Transfer, TransferLeg
-from corridor.transfers import events, rail_io
-from corridor.transfers.flows import Flow, LegType
-from corridor.transfers.states import LegStatus, TransferStatus
+from corridor.transfers import events
+from corridor.transfers.engine import rail_io
+from corridor.transfers.rules.flows import Flow, LegType
+from corridor.transfers.rules.states import LegStatus, TransferStatus
 
 
 async def start_system_transfer(

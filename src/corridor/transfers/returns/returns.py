@@ -18,10 +18,12 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.models.transfer import Transfer, TransferLeg
-from corridor.transfers import lifecycle, postings, refunds, repository
-from corridor.transfers.entries import RAIL_SETTLEMENT, Ref
-from corridor.transfers.flows import PAYOUT_LEGS, SYSTEM_FLOWS
-from corridor.transfers.states import LegStatus, TransferStatus
+from corridor.transfers import lifecycle, repository
+from corridor.transfers.money import postings
+from corridor.transfers.money.entries import RAIL_SETTLEMENT, Ref
+from corridor.transfers.returns import refunds
+from corridor.transfers.rules.flows import PAYOUT_LEGS, SYSTEM_FLOWS
+from corridor.transfers.rules.states import LegStatus, TransferStatus
 
 reason_chars_max = 500
 

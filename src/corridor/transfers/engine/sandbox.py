@@ -12,9 +12,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.kit.errors import NotFound
-from corridor.transfers import deposits, engine, lifecycle, repository, returns
+from corridor.transfers import lifecycle, repository
+from corridor.transfers.deposits import receiving as deposits
+from corridor.transfers.engine import advance as engine
 from corridor.transfers.lifecycle import TransferWithLegs
-from corridor.transfers.states import LegStatus, TransferStatus, is_terminal
+from corridor.transfers.returns import returns
+from corridor.transfers.rules.states import LegStatus, TransferStatus, is_terminal
 
 WRITE_SCOPE = "sandbox:write"
 steps_per_leg_max = 4

@@ -14,10 +14,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from corridor.ledger import rules
 from corridor.ledger import service as ledger
 from corridor.models.transfer import Transfer, TransferLeg
-from corridor.transfers import entries
-from corridor.transfers.entries import BALANCE, CLEARING, LegMoney, Movement, Ref
-from corridor.transfers.flows import Flow, LegType
-from corridor.transfers.states import LegStatus
+from corridor.transfers.money import entries
+from corridor.transfers.money.entries import BALANCE, CLEARING, LegMoney, Movement, Ref
+from corridor.transfers.rules.flows import Flow, LegType
+from corridor.transfers.rules.states import LegStatus
 
 
 async def account_of(

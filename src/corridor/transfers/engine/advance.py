@@ -23,19 +23,13 @@ from corridor.kit.logging import get_logger
 from corridor.models.transfer import Transfer, TransferLeg
 from corridor.rails.base import RailName, RailStatus, rails_for_currency
 from corridor.rails.registry import adapter_for
-from corridor.transfers import (
-    deposits,
-    events,
-    lifecycle,
-    postings,
-    rail_io,
-    refunds,
-    repository,
-    returns,
-    system,
-)
-from corridor.transfers.flows import Flow, LegType, fee_payout_legs, is_chain, is_stablecoin
-from corridor.transfers.states import LegStatus, TransferStatus
+from corridor.transfers import events, lifecycle, repository
+from corridor.transfers.deposits import instructions
+from corridor.transfers.engine import rail_io, system
+from corridor.transfers.money import postings
+from corridor.transfers.returns import refunds, returns
+from corridor.transfers.rules.flows import Flow, LegType, fee_payout_legs, is_chain, is_stablecoin
+from corridor.transfers.rules.states import LegStatus, TransferStatus
 
 logger = get_logger(__name__)
 
@@ -321,7 +315,7 @@ async def _start_fee_payout(session: AsyncSession, parent: Transfer, *, now: dat
     code, amount = parent.source_currency, parent.developer_fee_amount
     assert amount
     chain = _fee_chain(parent)
-    address = deposits.sandbox_address(f"developer-fees:{parent.organization_id}", chain)
+    address = instructions.sandbox_address(f"developer-fees:{parent.organization_id}", chain)
     (plan,) = fee_payout_legs(code, chain)
     await system.start_system_transfer(
         session,

@@ -33,10 +33,12 @@ from corridor.kit.ids import new_id
 from corridor.models.transfer import Deposit, Transfer, TransferLeg
 from corridor.parties import service as parties
 from corridor.rails.base import rails_for_currency
-from corridor.transfers import entries, events, postings, rail_io, repository, system
-from corridor.transfers.entries import CLEARING, SUSPENSE, Movement, Ref
-from corridor.transfers.flows import BOOK, Flow, LegType, is_chain, is_stablecoin
-from corridor.transfers.states import LegStatus, TransferStatus
+from corridor.transfers import events, repository
+from corridor.transfers.engine import rail_io, system
+from corridor.transfers.money import entries, postings
+from corridor.transfers.money.entries import CLEARING, SUSPENSE, Movement, Ref
+from corridor.transfers.rules.flows import BOOK, Flow, LegType, is_chain, is_stablecoin
+from corridor.transfers.rules.states import LegStatus, TransferStatus
 
 REFUND_UPDATED = "transfer.refund.updated"
 REFUND_FLOWS = frozenset({Flow.REFUND_CRYPTO, Flow.REFUND_FIAT})

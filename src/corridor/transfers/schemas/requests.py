@@ -9,7 +9,7 @@ from pydantic import ConfigDict, Field, StrictBool, StrictFloat, StrictInt, Stri
 
 from corridor.kit.schemas import AmountIn, CurrencyCode, RequestModel
 from corridor.rails.base import RailName
-from corridor.transfers.states import Decision
+from corridor.transfers.rules.states import Decision
 
 client_reference_chars_max = 256
 remarks_chars_max = 1000

@@ -14,8 +14,8 @@ from datetime import datetime
 from decimal import Decimal
 
 from corridor.kit.money import MINOR_UNITS_MAX
-from corridor.transfers import fx
-from corridor.transfers.flows import LegType, PlannedLeg
+from corridor.transfers.rules import fx
+from corridor.transfers.rules.flows import LegType, PlannedLeg
 
 
 class PricingProblem(ValueError):

@@ -19,9 +19,9 @@ from corridor.models.party import ExternalAccount
 from corridor.models.transfer import Transfer, TransferLeg
 from corridor.parties import service as parties
 from corridor.rails.base import PaymentInstruction, RailName, Schedule, Submission
-from corridor.transfers.deposits import SANDBOX_BANK_NAME, SANDBOX_ROUTING_NUMBER
-from corridor.transfers.flows import PAYOUT_LEGS, LegType
-from corridor.transfers.resolution import REFERENCE_FIELDS
+from corridor.transfers.deposits.instructions import SANDBOX_BANK_NAME, SANDBOX_ROUTING_NUMBER
+from corridor.transfers.planning.resolution import REFERENCE_FIELDS
+from corridor.transfers.rules.flows import PAYOUT_LEGS, LegType
 
 SYSTEM_ACTOR = "system"
 # The sandbox operating account fiat payouts leave from (`originatingAccount`).

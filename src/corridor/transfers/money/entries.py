@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from corridor.transfers.flows import LegType
+from corridor.transfers.rules.flows import LegType
 
 CLEARING = "CLEARING"
 RAIL_SETTLEMENT = "RAIL_SETTLEMENT"

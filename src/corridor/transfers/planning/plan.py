@@ -22,16 +22,13 @@ from corridor.organizations.configuration import Configuration, from_document
 from corridor.quotes import locks as quote_locks
 from corridor.rails.base import RailName
 from corridor.rails.registry import adapter_for
-from corridor.transfers import fees, fx
-from corridor.transfers.flows import PAYOUT_LEGS, Flow, flow_of, plan_legs
-from corridor.transfers.pricing import Pricing, PricingProblem, price
-from corridor.transfers.resolution import (
-    ResolvedDestination,
-    ResolvedSource,
-    resolve_destination,
-    resolve_source,
-)
-from corridor.transfers.states import LegStatus
+from corridor.transfers.planning.destinations import resolve_destination
+from corridor.transfers.planning.resolution import ResolvedDestination, ResolvedSource
+from corridor.transfers.planning.sources import resolve_source
+from corridor.transfers.rules import fees, fx
+from corridor.transfers.rules.flows import PAYOUT_LEGS, Flow, flow_of, plan_legs
+from corridor.transfers.rules.pricing import Pricing, PricingProblem, price
+from corridor.transfers.rules.states import LegStatus
 
 
 @dataclass(frozen=True, slots=True)

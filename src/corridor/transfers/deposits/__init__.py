@@ -1,0 +1,1 @@
+"""Money coming in: deposit instructions and virtual accounts, and matching what arrives."""

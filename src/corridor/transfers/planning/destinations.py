@@ -1,0 +1,218 @@
+"""Resolving a transfer's destination: a balance account, an external account or wallet, or
+an address (spec 2.4), with the references forwarded to the rail."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from corridor.auth.callers import Caller
+from corridor.kit.errors import NotFound
+from corridor.models.customer import Customer
+from corridor.models.party import ExternalAccount, ExternalWallet
+from corridor.parties import service as parties
+from corridor.rails.base import RailName
+from corridor.rails.beneficiaries import validate_beneficiary
+from corridor.transfers.planning.resolution import (
+    ACTIVE,
+    REFERENCE_FIELDS,
+    ResolvedDestination,
+    balance_account,
+    check_currency,
+    check_rail_currency,
+    problem,
+)
+from corridor.transfers.rules.flows import BOOK, DestinationKind, Endpoint, is_chain
+
+# --- Destination --------------------------------------------------------------------------
+
+
+async def resolve_destination(
+    session: AsyncSession,
+    *,
+    caller: Caller,
+    customer: Customer,
+    request: dict[str, Any],
+    counterparty_id: str | None,
+) -> ResolvedDestination:
+    references = {key: request[key] for key in REFERENCE_FIELDS if request.get(key) is not None}
+    if request.get("accountId"):
+        resolved = await _balance_destination(session, caller, request, counterparty_id)
+    elif request.get("externalAccountId"):
+        resolved = await _external_destination(session, caller, customer, request, counterparty_id)
+    elif request.get("toAddress"):
+        resolved = await _address_destination(session, caller, customer, request, counterparty_id)
+    else:
+        raise problem("destination", "name an accountId, an externalAccountId, or a toAddress")
+    resolved.references = references
+    resolved.display.update(references)
+    return resolved
+
+
+async def _balance_destination(
+    session: AsyncSession, caller: Caller, request: dict[str, Any], counterparty_id: str | None
+) -> ResolvedDestination:
+    if request.get("externalAccountId") or request.get("toAddress"):
+        raise problem("destination.accountId", "name one destination only")
+    if request.get("paymentRail") not in (None, BOOK):
+        raise problem("destination.paymentRail", "a balance account receives over BOOK")
+    if counterparty_id is not None:
+        raise problem(
+            "counterpartyId", "a balance account belongs to a customer, not a counterparty"
+        )
+    account = await balance_account(session, caller, "destination", request["accountId"])
+    check_currency("destination", request.get("currency"), account.currency)
+    display = {
+        "accountId": account.id,
+        "accountType": "BALANCE",
+        "currency": account.currency,
+        "paymentRail": BOOK,
+    }
+    return ResolvedDestination(
+        endpoint=Endpoint(DestinationKind.BALANCE, account.currency, BOOK),
+        display=display,
+        balance_account_id=account.id,
+    )
+
+
+async def _owning_counterparty(
+    session: AsyncSession,
+    caller: Caller,
+    customer: Customer,
+    party: ExternalAccount | ExternalWallet,
+    counterparty_id: str | None,
+) -> str | None:
+    """The counterparty the party belongs to (None for the customer's own), after checking
+    it is the customer's and agrees with the counterpartyId sent."""
+    if party.counterparty_id is None:
+        if party.customer_id != customer.id:
+            raise problem("destination.externalAccountId", "belongs to another customer")
+        if counterparty_id is not None:
+            raise problem("counterpartyId", "the destination is the customer's own")
+        return None
+    counterparty = await parties.get_counterparty(
+        session, caller=caller, counterparty_id=party.counterparty_id, include_deleted=True
+    )
+    if counterparty.customer_id != customer.id:
+        raise problem("destination.externalAccountId", "belongs to another customer's counterparty")
+    if counterparty_id is not None and counterparty_id != counterparty.id:
+        raise problem("counterpartyId", "must be the counterparty the destination belongs to")
+    return counterparty.id
+
+
+async def _external_destination(
+    session: AsyncSession,
+    caller: Caller,
+    customer: Customer,
+    request: dict[str, Any],
+    counterparty_id: str | None,
+) -> ResolvedDestination:
+    if request.get("toAddress"):
+        raise problem("destination.toAddress", "name one destination only")
+    party_id = request["externalAccountId"]
+    if party_id.startswith("ewa_"):
+        wallet = await parties.get_external_wallet(
+            session, caller=caller, external_wallet_id=party_id
+        )
+        owner = await _owning_counterparty(session, caller, customer, wallet, counterparty_id)
+        return _wallet_destination(request, wallet, owner)
+    external = await parties.get_external_account(
+        session, caller=caller, external_account_id=party_id
+    )
+    owner = await _owning_counterparty(session, caller, customer, external, counterparty_id)
+    return _bank_destination(request, external, owner)
+
+
+def _bank_destination(
+    request: dict[str, Any], external: ExternalAccount, counterparty_id: str | None
+) -> ResolvedDestination:
+    if external.status != ACTIVE:
+        raise problem("destination.externalAccountId", "the external account is closed")
+    code = request.get("currency") or external.currency
+    check_currency("destination", code, external.currency)
+    rail = request.get("paymentRail")
+    if rail is None or is_chain(rail) or rail == BOOK:
+        raise problem("destination.paymentRail", "required: a bank rail such as ACH, WIRE or SEPA")
+    check_rail_currency("destination", rail, code)
+    if external.supported_rails and rail not in external.supported_rails:
+        raise problem(
+            "destination.paymentRail",
+            f"the account takes {', '.join(external.supported_rails)}, not {rail}",
+        )
+    display = {
+        "externalAccountId": external.id,
+        "accountType": "EXTERNAL_BANK",
+        "currency": code,
+        "paymentRail": rail,
+        "accountName": external.account_holder_name,
+        "bankName": external.bank_name,
+        "bankCountryCode": external.country,
+    }
+    return ResolvedDestination(
+        endpoint=Endpoint(DestinationKind.EXTERNAL_ACCOUNT, code, rail),
+        display={key: value for key, value in display.items() if value is not None},
+        counterparty_id=counterparty_id,
+    )
+
+
+def _wallet_destination(
+    request: dict[str, Any], wallet: ExternalWallet, counterparty_id: str | None
+) -> ResolvedDestination:
+    if wallet.status != ACTIVE:
+        raise problem("destination.externalAccountId", "the external wallet is closed")
+    rail = request.get("paymentRail") or wallet.chain
+    if rail != wallet.chain:
+        raise problem("destination.paymentRail", f"the wallet is on {wallet.chain}")
+    code = request.get("currency")
+    if code is None:
+        raise problem("destination.currency", "required: the stablecoin to send")
+    check_rail_currency("destination", rail, code)
+    display = {
+        "externalAccountId": wallet.id,
+        "accountType": "EXTERNAL_WALLET",
+        "currency": code,
+        "paymentRail": rail,
+        "toAddress": wallet.address,
+        "accountName": wallet.label,
+    }
+    return ResolvedDestination(
+        endpoint=Endpoint(DestinationKind.WALLET, code, rail),
+        display={key: value for key, value in display.items() if value is not None},
+        counterparty_id=counterparty_id,
+    )
+
+
+async def _address_destination(
+    session: AsyncSession,
+    caller: Caller,
+    customer: Customer,
+    request: dict[str, Any],
+    counterparty_id: str | None,
+) -> ResolvedDestination:
+    rail, code = request.get("paymentRail"), request.get("currency")
+    if not is_chain(rail):
+        raise problem("destination.paymentRail", "required: the chain the address is on")
+    if code is None:
+        raise problem("destination.currency", "required: the stablecoin to send")
+    check_rail_currency("destination", rail, code)
+    problems = validate_beneficiary(RailName(rail), {"address": request["toAddress"]})
+    if problems:
+        raise problem("destination.toAddress", problems[0].partition(": ")[2] or problems[0])
+    if counterparty_id is not None:
+        counterparty = await parties.get_counterparty(
+            session, caller=caller, counterparty_id=counterparty_id
+        )
+        if counterparty.customer_id != customer.id:
+            raise NotFound("counterparty", counterparty_id)
+    display = {
+        "accountType": "EXTERNAL_WALLET",
+        "currency": code,
+        "paymentRail": rail,
+        "toAddress": request["toAddress"],
+    }
+    return ResolvedDestination(
+        endpoint=Endpoint(DestinationKind.WALLET, code, rail),
+        display=display,
+        counterparty_id=counterparty_id,
+    )

@@ -1,0 +1,177 @@
+"""Resolving a transfer's source: a balance account, an external account to pull from, or a
+deposit to make (spec 2.3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from corridor.auth.callers import Caller
+from corridor.kit.errors import Forbidden
+from corridor.models.customer import Customer
+from corridor.models.party import ExternalAccount, ExternalWallet
+from corridor.parties import service as parties
+from corridor.transfers.planning.resolution import (
+    ACTIVE,
+    PULL_RAILS,
+    ResolvedSource,
+    balance_account,
+    check_currency,
+    check_rail_currency,
+    only_fields,
+    problem,
+)
+from corridor.transfers.rules.flows import BOOK, Endpoint, SourceKind, is_chain
+
+# --- Source -------------------------------------------------------------------------------
+
+
+async def resolve_source(
+    session: AsyncSession,
+    *,
+    caller: Caller,
+    customer: Customer,
+    request: dict[str, Any],
+    amount_currency: str,
+) -> ResolvedSource:
+    if request.get("accountId"):
+        resolved = await _balance_source(session, caller, customer, request)
+    else:
+        if caller.account_ids is not None:
+            raise Forbidden("This credential may only send from its own balance accounts")
+        if request.get("externalAccountId"):
+            resolved = await _pull_source(session, caller, customer, request)
+        else:
+            resolved = _deposit_source(request, amount_currency)
+    refund_account_id = request.get("refundAccountId")
+    if refund_account_id:
+        if resolved.endpoint.kind == SourceKind.BALANCE:
+            raise problem("source.refundAccountId", "only for funds sent in from outside")
+        await _check_refund_account(session, caller, customer, refund_account_id)
+        resolved.display["refundAccountId"] = refund_account_id
+    resolved.refund_known = bool(
+        refund_account_id
+        or request.get("fromAddress")
+        or resolved.endpoint.kind == SourceKind.EXTERNAL_ACCOUNT
+    )
+    return resolved
+
+
+async def _balance_source(
+    session: AsyncSession, caller: Caller, customer: Customer, request: dict[str, Any]
+) -> ResolvedSource:
+    only_fields("source", request, {"accountId", "currency", "paymentRail"}, "source.accountId")
+    if request.get("paymentRail") not in (None, BOOK):
+        raise problem("source.paymentRail", "a balance account sends over BOOK")
+    account = await balance_account(session, caller, "source", request["accountId"])
+    if account.customer_id != customer.id:
+        raise problem("source.accountId", "must be a balance account of the transfer's customer")
+    check_currency("source", request.get("currency"), account.currency)
+    display = {
+        "accountId": account.id,
+        "accountType": "BALANCE",
+        "currency": account.currency,
+        "fundingCurrency": account.currency,
+        "paymentRail": BOOK,
+        "accountName": customer.name,
+    }
+    return ResolvedSource(
+        endpoint=Endpoint(SourceKind.BALANCE, account.currency, BOOK),
+        display=display,
+        balance_account_id=account.id,
+    )
+
+
+async def _pull_source(
+    session: AsyncSession, caller: Caller, customer: Customer, request: dict[str, Any]
+) -> ResolvedSource:
+    allowed = {"externalAccountId", "currency", "paymentRail", "refundAccountId"}
+    only_fields("source", request, allowed, "source.externalAccountId")
+    rail = request.get("paymentRail")
+    if rail not in PULL_RAILS:
+        raise problem(
+            "source.paymentRail", "a pull from a bank account goes over ACH or ACH_SAME_DAY"
+        )
+    external = await parties.get_external_account(
+        session, caller=caller, external_account_id=request["externalAccountId"]
+    )
+    if external.customer_id != customer.id:
+        raise problem("source.externalAccountId", "must be a bank account of the customer itself")
+    if external.status != ACTIVE:
+        raise problem("source.externalAccountId", "the external account is closed")
+    check_currency("source", request.get("currency"), external.currency)
+    check_rail_currency("source", rail, external.currency)
+    display = {
+        "externalAccountId": external.id,
+        "accountType": "EXTERNAL_BANK",
+        "currency": external.currency,
+        "fundingCurrency": external.currency,
+        "paymentRail": rail,
+        "direction": "DEBIT",
+        "accountName": external.account_holder_name,
+        "originator": _originator(external),
+    }
+    return ResolvedSource(
+        endpoint=Endpoint(SourceKind.EXTERNAL_ACCOUNT, external.currency, rail), display=display
+    )
+
+
+def _originator(external: ExternalAccount) -> dict[str, str]:
+    found = {
+        "name": external.account_holder_name,
+        "bankName": external.bank_name,
+        "routingNumber": external.routing_number,
+        "accountNumber": f"****{external.account_number_last4}"
+        if external.account_number_last4
+        else None,
+        "swiftBic": external.bic,
+        "bankCountry": external.country,
+    }
+    return {key: value for key, value in found.items() if value}
+
+
+def _deposit_source(request: dict[str, Any], amount_currency: str) -> ResolvedSource:
+    code = request.get("currency") or amount_currency
+    rail = request.get("paymentRail")
+    if rail is None:
+        raise problem(
+            "source.paymentRail",
+            "required: name a source accountId, an externalAccountId, or the rail a deposit comes by",
+        )
+    if rail == BOOK:
+        raise problem(
+            "source.paymentRail", "BOOK moves money between balances: send source.accountId"
+        )
+    check_rail_currency("source", rail, code)
+    if request.get("fromAddress") and not is_chain(rail):
+        raise problem("source.fromAddress", "only for deposits on a chain")
+    display = {
+        "currency": code,
+        "fundingCurrency": code,
+        "paymentRail": rail,
+        "direction": "CREDIT",
+        "fromAddress": request.get("fromAddress"),
+    }
+    return ResolvedSource(
+        endpoint=Endpoint(SourceKind.DEPOSIT, code, rail),
+        display={key: value for key, value in display.items() if value is not None},
+    )
+
+
+async def _check_refund_account(
+    session: AsyncSession, caller: Caller, customer: Customer, refund_account_id: str
+) -> None:
+    party: ExternalAccount | ExternalWallet
+    if refund_account_id.startswith("ewa_"):
+        party = await parties.get_external_wallet(
+            session, caller=caller, external_wallet_id=refund_account_id
+        )
+    else:
+        party = await parties.get_external_account(
+            session, caller=caller, external_account_id=refund_account_id
+        )
+    if party.customer_id != customer.id:
+        raise problem(
+            "source.refundAccountId", "must be an account or wallet of the customer itself"
+        )

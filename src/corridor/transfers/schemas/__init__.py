@@ -1,0 +1,1 @@
+"""Response and request shapes of transfers, deposits and virtual accounts."""

@@ -11,9 +11,11 @@ from fastapi import FastAPI
 from corridor import __version__
 from corridor.accounts.endpoints import router as accounts_router
 from corridor.agents.endpoints import router as agents_router
+from corridor.agents.enforcement import AgentSpendGuard
 from corridor.config import Settings, get_settings
 from corridor.customers.endpoints import router as customers_router
 from corridor.fixedroutes.endpoints import router as fixed_routes_router
+from corridor.fixedroutes.routing import FixedRouteDeposits
 from corridor.health import router as health_router
 from corridor.kit.clock import Clock, SystemClock
 from corridor.kit.db import Database
@@ -21,8 +23,11 @@ from corridor.kit.logging import configure_logging
 from corridor.organizations.access_endpoints import router as auth_router
 from corridor.organizations.endpoints import router as organizations_router
 from corridor.parties.endpoints import router as parties_router
+from corridor.quotes.binding import QuoteLocks
 from corridor.quotes.endpoints import router as quotes_router
+from corridor.transfers.deposits.endpoints import router as deposits_router
 from corridor.transfers.endpoints import router as transfers_router
+from corridor.transfers.plugins import TransferPlugins
 from corridor.web.context import IdempotentReplay, replay_response
 from corridor.web.errors import install_error_handlers
 from corridor.web.middleware import RequestMiddleware
@@ -38,6 +43,7 @@ ROUTERS = [
     parties_router,
     webhooks_router,
     transfers_router,
+    deposits_router,
     agents_router,
     quotes_router,
     fixed_routes_router,
@@ -62,6 +68,18 @@ the first answer for 24 hours (`Idempotent-Replayed: true`).
 **Lists** are newest first: `limit` (1–250, default 50) and `cursor` (`nextCursor` of the
 previous page).
 """
+
+
+def transfer_plugins() -> TransferPlugins:
+    """The domains that take part in a transfer's life (transfers/plugins.py): an agent's
+    spend limits, then a quote's lock, are checked on every submit; quotes lock a draft's
+    rate; fixed routes carry the deposits to their accounts."""
+    quotes = QuoteLocks()
+    return TransferPlugins(
+        submit_guards=(AgentSpendGuard(), quotes),
+        rate_locks=quotes,
+        deposit_router=FixedRouteDeposits(),
+    )
 
 
 def create_app(
@@ -105,6 +123,7 @@ def create_app(
     app.state.settings = settings
     app.state.database = database
     app.state.clock = clock
+    app.state.transfer_plugins = transfer_plugins()
     install_error_handlers(app)
 
     @app.exception_handler(IdempotentReplay)

@@ -12,7 +12,7 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.agents import repository
-from corridor.agents.enforcement import APPROVED, DECLINED, PENDING, destination_allowed
+from corridor.agents.enforcement import destination_allowed
 from corridor.agents.errors import AgentApprovalRefused, NotAwaitingApproval
 from corridor.agents.schemas import AgentStatus, ApprovalDecision
 from corridor.auth.callers import Caller
@@ -20,7 +20,8 @@ from corridor.kit.clock import isoformat_z
 from corridor.models.transfer import Agent, Transfer
 from corridor.transfers import actions, lifecycle
 from corridor.transfers.lifecycle import TransferWithLegs
-from corridor.transfers.rules.states import TransferStatus
+from corridor.transfers.plugins import TransferPlugins
+from corridor.transfers.rules.states import AgentApprovalStatus, TransferStatus
 
 
 def approval_refusal(agent: Agent, transfer: Transfer) -> AgentApprovalRefused | None:
@@ -51,18 +52,22 @@ async def decide(
     transfer_id: str,
     decision: ApprovalDecision,
     reason: str | None,
+    plugins: TransferPlugins,
     now: datetime,
 ) -> TransferWithLegs:
     caller.require_unrestricted("approve or decline agent payments")
     found = await lifecycle.load(session, caller=caller, transfer_id=transfer_id)
     transfer, legs = found.transfer, found.legs
-    if transfer.status != TransferStatus.DRAFT or transfer.agent_approval_status != PENDING:
+    if (
+        transfer.status != TransferStatus.DRAFT
+        or transfer.agent_approval_status != AgentApprovalStatus.PENDING
+    ):
         raise NotAwaitingApproval(transfer.id, transfer.status, transfer.agent_approval_status)
     assert transfer.agent_id is not None, "only an agent's submit parks a draft"
     agent = await repository.lock_agent(session, transfer.agent_id)
     assert agent is not None
     if decision == ApprovalDecision.DECLINE:
-        transfer.agent_approval_status = DECLINED
+        transfer.agent_approval_status = AgentApprovalStatus.DECLINED.value
         transfer.cancellation = {
             "reason": reason,
             "cancelledAt": isoformat_z(now),
@@ -75,6 +80,9 @@ async def decide(
     refusal = approval_refusal(agent, transfer)
     if refusal is not None:
         raise refusal
-    transfer.agent_approval_status = APPROVED
-    legs = await actions.submit(session, caller=caller, transfer=transfer, legs=legs, now=now)
-    return TransferWithLegs(transfer, legs)
+    transfer.agent_approval_status = AgentApprovalStatus.APPROVED.value
+    submitted = await actions.submit(
+        session, caller=caller, transfer=transfer, legs=legs, plugins=plugins, now=now
+    )
+    assert isinstance(submitted, TransferWithLegs), "an owner's approval is never held again"
+    return submitted

@@ -21,6 +21,7 @@ from corridor.agents.schemas import (
 from corridor.kit.pagination import ListResponse, PageRequest, page_request
 from corridor.models.access import ApiKey
 from corridor.models.transfer import Agent
+from corridor.transfers.endpoints import Plugins
 from corridor.transfers.schemas.transfer import TransferRead
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
@@ -212,7 +213,7 @@ async def revoke_agent_key(agent_id: str, key_id: str, context: Context) -> Resp
     responses=_APPROVAL_RESPONSES,
 )
 async def decide_agent_approval(
-    transfer_id: str, body: AgentApproval, context: Context
+    transfer_id: str, body: AgentApproval, context: Context, plugins: Plugins
 ) -> Response:
     """Console session or unrestricted key, on a DRAFT with agentApprovalStatus PENDING.
     APPROVE submits it skipping only the spend limits (APPROVED; it counts toward the
@@ -223,6 +224,7 @@ async def decide_agent_approval(
         transfer_id=transfer_id,
         decision=body.decision,
         reason=body.reason,
+        plugins=plugins,
         now=context.now(),
     )
     return await context.respond(TransferRead.of(found.transfer, found.legs))

@@ -1,5 +1,6 @@
-"""What an agent may spend, checked where every submit goes through (transfers/actions.py
-`submit`), under a lock on the agent row so parallel submits never overspend together.
+"""What an agent may spend, checked where every submit goes through: `AgentSpendGuard` is
+a submit guard of transfers/plugins.py, run by transfers/actions.py `submit` under a lock
+on the agent row, so parallel submits never overspend together.
 
 Order of the checks: the agent must be ACTIVE (`agent_inactive`), the transfer in the
 currency of its limits (`agent_currency_mismatch`), the payee on its allowlist
@@ -21,23 +22,11 @@ from corridor.agents.errors import (
     AgentDestinationNotAllowed,
     AgentInactive,
     AgentLimitExceeded,
-    AwaitingApproval,
 )
 from corridor.agents.schemas import AgentStatus, OverLimitAction, PayeeType
 from corridor.auth.callers import Caller, CallerKind
 from corridor.models.transfer import Agent, Transfer, TransferLeg
-from corridor.transfers import events
-
-PENDING = "PENDING"
-APPROVED = "APPROVED"
-DECLINED = "DECLINED"
-
-
-def refuse_if_awaiting_approval(transfer: Transfer, action: str) -> None:
-    """A draft parked for approval cannot be edited, resubmitted or cancelled (409): an
-    approval always covers exactly what was asked, and only a decision moves it."""
-    if transfer.agent_approval_status == PENDING:
-        raise AwaitingApproval(transfer.id, action)
+from corridor.transfers.plugins import HoldForApproval
 
 
 def payees_of(transfer: Transfer) -> set[tuple[str, str]]:
@@ -68,47 +57,45 @@ def limits_of(agent: Agent) -> spend.Limits:
     )
 
 
-async def check_submit(
-    session: AsyncSession,
-    *,
-    caller: Caller,
-    transfer: Transfer,
-    legs: list[TransferLeg],
-    now: datetime,
-) -> None:
-    """Called first thing by every submit. Any caller: a draft awaiting approval is frozen.
-    An agent key: the checks of the module docstring, under the agent's row lock (held
-    until the submit's transaction ends)."""
-    refuse_if_awaiting_approval(transfer, "submitted")
-    if caller.kind is not CallerKind.AGENT_KEY:
-        return
-    assert caller.agent_id is not None
-    agent = await repository.lock_agent(session, caller.agent_id)
-    assert agent is not None, "an agent key always speaks for an existing agent"
-    if agent.status != AgentStatus.ACTIVE:
-        raise AgentInactive(agent.id, agent.status)
-    if transfer.source_currency != agent.currency:
-        raise AgentCurrencyMismatch(
-            transfer_currency=transfer.source_currency, agent_currency=agent.currency
+class AgentSpendGuard:
+    """Spec 5.4 and 7 on every submit by an agent key; other callers pass untouched."""
+
+    async def check_submit(
+        self,
+        session: AsyncSession,
+        *,
+        caller: Caller,
+        transfer: Transfer,
+        legs: list[TransferLeg],
+        now: datetime,
+    ) -> HoldForApproval | None:
+        """The checks of the module docstring, under the agent's row lock (held until the
+        submit's transaction ends). Over a limit: refused, or for REQUEST_APPROVAL agents
+        held for an owner's approval (the draft is kept, parked)."""
+        if caller.kind is not CallerKind.AGENT_KEY:
+            return None
+        assert caller.agent_id is not None
+        agent = await repository.lock_agent(session, caller.agent_id)
+        assert agent is not None, "an agent key always speaks for an existing agent"
+        if agent.status != AgentStatus.ACTIVE:
+            raise AgentInactive(agent.id, agent.status)
+        if transfer.source_currency != agent.currency:
+            raise AgentCurrencyMismatch(
+                transfer_currency=transfer.source_currency, agent_currency=agent.currency
+            )
+        if not destination_allowed(agent, transfer):
+            raise AgentDestinationNotAllowed(agent.id)
+        transfer.agent_id = agent.id
+        usage = await service.usage_of(session, agent, now=now)
+        denial = spend.evaluate(
+            limits_of(agent), usage, attempted_minor=transfer.source_amount, now=now
         )
-    if not destination_allowed(agent, transfer):
-        raise AgentDestinationNotAllowed(agent.id)
-    transfer.agent_id = agent.id
-    usage = await service.usage_of(session, agent, now=now)
-    denial = spend.evaluate(
-        limits_of(agent), usage, attempted_minor=transfer.source_amount, now=now
-    )
-    if denial is None:
-        return
-    if agent.over_limit_action == OverLimitAction.REQUEST_APPROVAL:
-        _park_for_approval(session, transfer, legs, now=now)
-        raise AgentApprovalRequired(denial, agent.currency, transfer_id=transfer.id)
-    raise AgentLimitExceeded(denial, agent.currency)
+        if denial is None:
+            return None
+        if agent.over_limit_action == OverLimitAction.REQUEST_APPROVAL:
+            refusal = AgentApprovalRequired(denial, agent.currency, transfer_id=transfer.id)
+            return HoldForApproval(refusal)
+        raise AgentLimitExceeded(denial, agent.currency)
 
-
-def _park_for_approval(
-    session: AsyncSession, transfer: Transfer, legs: list[TransferLeg], *, now: datetime
-) -> None:
-    transfer.agent_approval_status = PENDING
-    transfer.updated_at = now
-    events.transfer_event(session, events.APPROVAL_REQUESTED, transfer=transfer, legs=legs, now=now)
+    async def submitted(self, session: AsyncSession, *, transfer: Transfer, now: datetime) -> None:
+        """Nothing to record: the submitted transfer counts toward the spend by its status."""

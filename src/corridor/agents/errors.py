@@ -84,12 +84,10 @@ class AgentLimitExceeded(CorridorError):
 
 
 class AgentApprovalRequired(CorridorError):
-    """An over-limit submit parked for an owner's decision. The parking (approval status
-    PENDING, `transfer.approval_requested`) is kept: the request's unit of work commits
-    before this answer is sent."""
+    """The answer to an over-limit submit held for an owner's decision: the draft is kept,
+    parked (transfers/actions.py `Parked`), and committed before this answer is sent."""
 
     status, code = 403, "agent_approval_required"
-    keeps_changes = True
 
     def __init__(self, denial: Denial, currency: str, *, transfer_id: str) -> None:
         super().__init__(
@@ -158,15 +156,4 @@ class NotAwaitingApproval(InvalidState):
             f"Transfer {transfer_id} is not awaiting an agent approval "
             f"(status {status}, agentApprovalStatus {approval_status})",
             current_status=status,
-        )
-
-
-class AwaitingApproval(InvalidState):
-    """A draft parked for approval is frozen: an approval covers exactly what was asked."""
-
-    def __init__(self, transfer_id: str, action: str) -> None:
-        super().__init__(
-            f"Transfer {transfer_id} awaits an owner's approval and cannot be {action}; an "
-            f"owner approves or declines it: POST /v1/transfers/{transfer_id}/agent-approval",
-            current_status="DRAFT",
         )

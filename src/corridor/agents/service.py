@@ -20,12 +20,11 @@ from corridor.agents.schemas import (
     LimitsIn,
     PayeeType,
 )
-from corridor.auth import service as auth_service
 from corridor.auth.callers import Caller, CallerKind
 from corridor.auth.scopes import AGENT_KEY_SCOPES
 from corridor.auth.secrets import agent_key_secret, hash_secret, visible_prefix
 from corridor.customers import service as customers
-from corridor.kit.errors import Forbidden, InvalidState, NotFound, Unauthorized, ValidationFailed
+from corridor.kit.errors import Forbidden, InvalidState, NotFound, ValidationFailed
 from corridor.kit.ids import looks_like_id, new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.access import ApiKey
@@ -376,30 +375,3 @@ async def spend_of(
 ) -> tuple[Agent, spend.Usage]:
     agent = await get_agent(session, caller=caller, agent_id=agent_id)
     return agent, await usage_of(session, agent, now=now)
-
-
-# --- Authentication -----------------------------------------------------------------------
-
-
-async def agent_caller(session: AsyncSession, key: ApiKey) -> Caller:
-    """Spec 5.4: fixed scopes, confined to the agent's customer and funding account."""
-    agent = await repository.agent_by_id(session, key.agent_id) if key.agent_id else None
-    if (
-        agent is None
-        or agent.organization_id != key.organization_id
-        or agent.status == AgentStatus.REVOKED
-    ):
-        raise Unauthorized()
-    return Caller(
-        kind=CallerKind.AGENT_KEY,
-        organization_id=key.organization_id,
-        actor_id=key.id,
-        scopes=AGENT_KEY_SCOPES,
-        agent_id=agent.id,
-        customer_id=agent.customer_id,
-        account_ids=frozenset({agent.source_account_id}),
-    )
-
-
-# The authentication seam of auth/service.py: agent keys resolve through this domain.
-auth_service.AgentCallerResolver = agent_caller

@@ -7,6 +7,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser
 from corridor.models.organization import Organization
+from corridor.models.transfer import Agent
+
+# The one agent status that ends authentication (agents/schemas.py AgentStatus.REVOKED).
+AGENT_REVOKED = "REVOKED"
 
 
 async def key_by_secret_hash(session: AsyncSession, secret_hash: str) -> ApiKey | None:
@@ -43,4 +47,16 @@ async def organization_key(
     session: AsyncSession, organization_id: str, key_id: str
 ) -> ApiKey | None:
     statement = organization_keys(organization_id).where(ApiKey.id == key_id)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def live_agent_of_key(session: AsyncSession, key: ApiKey) -> Agent | None:
+    """The agent an agent key speaks for, unless it is revoked or of another organization."""
+    if key.agent_id is None:
+        return None
+    statement = select(Agent).where(
+        Agent.id == key.agent_id,
+        Agent.organization_id == key.organization_id,
+        Agent.status != AGENT_REVOKED,
+    )
     return (await session.execute(statement)).scalar_one_or_none()

@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth import repository
 from corridor.auth.callers import Caller, CallerKind
-from corridor.auth.scopes import KNOWN_SCOPES, UNRESTRICTED, implies
+from corridor.auth.scopes import AGENT_KEY_SCOPES, KNOWN_SCOPES, UNRESTRICTED, implies
 from corridor.auth.secrets import (
     console_session_token,
     hash_password,
@@ -83,15 +83,20 @@ async def _console_caller(session: AsyncSession, token: str, now: datetime) -> C
     )
 
 
-# Agent keys are resolved by the agents domain: corridor.agents.service installs its
-# `agent_caller` here when imported (the app imports it with its router).
-AgentCallerResolver = None
-
-
 async def _agent_caller(session: AsyncSession, key: ApiKey) -> Caller:
-    if AgentCallerResolver is None:
+    """Spec 5.4: fixed scopes, confined to the agent's customer and funding account."""
+    agent = await repository.live_agent_of_key(session, key)
+    if agent is None:
         raise Unauthorized()
-    return await AgentCallerResolver(session, key)
+    return Caller(
+        kind=CallerKind.AGENT_KEY,
+        organization_id=key.organization_id,
+        actor_id=key.id,
+        scopes=AGENT_KEY_SCOPES,
+        agent_id=agent.id,
+        customer_id=agent.customer_id,
+        account_ids=frozenset({agent.source_account_id}),
+    )
 
 
 # --- API keys -----------------------------------------------------------------------------

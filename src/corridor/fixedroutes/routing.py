@@ -1,6 +1,7 @@
 """A deposit to a fixed route's own account: the transfer it makes, or why it cannot.
 
-Called by transfers/deposits.py inside the deposit's transaction. The transfer is planned
+Called by transfers/deposits/receiving.py, through the deposit-routing seam of
+transfers/plugins.py, inside the deposit's transaction. The transfer is planned
 exactly as a client's would be (transfers/planning.py) with the deposit as its source and
 the route's destination, fee, references and remarks; it is created submitted (PENDING,
 awaiting this very deposit), and the deposit then funds it into PROCESSING. A deposit the
@@ -10,7 +11,6 @@ fee, a destination gone) is left to become an unmatched deposit with the reason.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -24,6 +24,7 @@ from corridor.models.customer import Customer
 from corridor.models.transfer import FixedRoute, Transfer, VirtualAccount
 from corridor.transfers import events, lifecycle
 from corridor.transfers.planning import plan as planning
+from corridor.transfers.plugins import RoutedDeposit
 from corridor.transfers.rules.flows import is_chain
 from corridor.transfers.rules.states import TransferStatus
 
@@ -31,14 +32,6 @@ ACTIVE = "ACTIVE"
 # Deposit.unmatched_reason is at most this long.
 unmatched_reason_chars_max = 200
 _SIMPLE_FIELDS = ("client_reference_id", "remarks", "internal_remarks", "payment_reason")
-
-
-@dataclass(frozen=True, slots=True)
-class RoutedDeposit:
-    """The transfer waiting for the deposit, or the reason it is unmatched."""
-
-    transfer: Transfer | None
-    unmatched_reason: str | None
 
 
 def _route_caller(route: FixedRoute) -> Caller:
@@ -65,6 +58,31 @@ def _refusal(route: FixedRoute, *, payment_rail: str, currency: str) -> str | No
 
 def _unmatched(reason: str) -> RoutedDeposit:
     return RoutedDeposit(transfer=None, unmatched_reason=reason[:unmatched_reason_chars_max])
+
+
+class FixedRouteDeposits:
+    """Fixed routes in a transfer's life: the deposit router of transfers/plugins.py."""
+
+    async def route(
+        self,
+        session: AsyncSession,
+        *,
+        virtual: VirtualAccount,
+        payment_rail: str,
+        currency: str,
+        amount: int,
+        from_address: str | None,
+        now: datetime,
+    ) -> RoutedDeposit | None:
+        return await route_deposit(
+            session,
+            virtual=virtual,
+            payment_rail=payment_rail,
+            currency=currency,
+            amount=amount,
+            from_address=from_address,
+            now=now,
+        )
 
 
 async def route_deposit(

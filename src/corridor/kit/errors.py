@@ -13,9 +13,6 @@ class CorridorError(Exception):
 
     status: int = 400
     code: str = "bad_request"
-    # A refusal whose work must still be kept (an agent's over-limit submit parked for
-    # approval): the request's unit of work commits before the error is answered.
-    keeps_changes: bool = False
 
     def __init__(
         self,

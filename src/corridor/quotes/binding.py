@@ -1,8 +1,8 @@
 """A transfer's quote: attaching it on create/PATCH, checking it at submit, using it.
 
-transfers/service.py and transfers/actions.py call these; the locked rate itself reaches
-pricing through locks.py. A quote serves one transfer: `quote.transfer_id` is the draft
-it is attached to, and it becomes USED when that transfer is submitted.
+`QuoteLocks` plugs these into a transfer's life (transfers/plugins.py); the locked rate
+itself reaches pricing through locks.py. A quote serves one transfer: `quote.transfer_id`
+is the draft it is attached to, and it becomes USED when that transfer is submitted.
 """
 
 from __future__ import annotations
@@ -13,35 +13,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.kit.clock import isoformat_z
-from corridor.kit.errors import CorridorError, InvalidState, NotFound, ValidationFailed
+from corridor.kit.errors import NotFound, ValidationFailed
 from corridor.kit.ids import looks_like_id
-from corridor.models.transfer import Quote, Transfer
-from corridor.quotes import repository
+from corridor.models.transfer import Quote, Transfer, TransferLeg
+from corridor.quotes import locks, repository
+from corridor.quotes.errors import QuoteExpired, QuoteUsed
 from corridor.quotes.rules import QuoteStatus, status_at
-
-
-class QuoteExpired(CorridorError):
-    status, code = 409, "quote_expired"
-
-    def __init__(self, quote: Quote) -> None:
-        super().__init__(
-            f"Quote {quote.id} expired at {isoformat_z(quote.expires_at)}; its rate is no "
-            "longer held. Quote again, or confirm the transfer at the current rate "
-            "(POST /v1/transfers/{id}/confirm)",
-            extra={
-                "currentStatus": QuoteStatus.EXPIRED.value,
-                "quoteId": quote.id,
-                "expiresAt": isoformat_z(quote.expires_at),
-            },
-        )
-
-
-class QuoteUsed(InvalidState):
-    def __init__(self, quote: Quote) -> None:
-        super().__init__(
-            f"Quote {quote.id} was already used by transfer {quote.transfer_id}",
-            current_status=QuoteStatus.USED.value,
-        )
+from corridor.transfers.plugins import HoldForApproval
+from corridor.transfers.rules import fx
 
 
 async def get_quote(
@@ -87,30 +66,6 @@ async def attach(
     return quote
 
 
-async def attach_on_update(
-    session: AsyncSession,
-    *,
-    caller: Caller,
-    transfer: Transfer,
-    sent: bool,
-    quote_id: str | None,
-    now: datetime,
-) -> Quote | None:
-    """PATCH: `quoteId` sent replaces the draft's quote (null drops it); else it stays."""
-    current = None
-    if transfer.quote_id is not None:
-        current = await repository.quote_of_organization(
-            session, transfer.organization_id, transfer.quote_id, for_update=True
-        )
-    if not sent:
-        return current
-    if current is not None and current.transfer_id == transfer.id:
-        if current.status == QuoteStatus.ACTIVE:
-            current.transfer_id = None
-            current.updated_at = now
-    return await attach(session, caller=caller, transfer=transfer, quote_id=quote_id, now=now)
-
-
 def _mismatch(transfer: Transfer, quote: Quote) -> str | None:
     wanted = (quote.source_currency, quote.destination_currency)
     if (transfer.source_currency, transfer.destination_currency) != wanted:
@@ -137,11 +92,9 @@ def _mismatch(transfer: Transfer, quote: Quote) -> str | None:
     return None
 
 
-def settle(transfer: Transfer, quote: Quote | None, *, now: datetime) -> None:
+def _settle(transfer: Transfer, quote: Quote, *, now: datetime) -> None:
     """After the draft is priced: it must be what the quote priced; then the quote holds it
     and the transfer shows the quote's rates."""
-    if quote is None:
-        return
     problem = _mismatch(transfer, quote)
     if problem is not None:
         raise ValidationFailed("quoteId", f"{problem} (send quoteId: null to drop the quote)")
@@ -154,27 +107,73 @@ def settle(transfer: Transfer, quote: Quote | None, *, now: datetime) -> None:
     transfer.reference_provider = quote.reference_provider
 
 
-async def check_submit(session: AsyncSession, *, transfer: Transfer, now: datetime) -> Quote | None:
-    """Before submit: the transfer's quote still holds its rate (409 quote_expired)."""
+async def _held_quote(session: AsyncSession, transfer: Transfer) -> Quote | None:
+    """The quote the transfer names, locked (whatever its state: callers check it)."""
     if transfer.quote_id is None:
         return None
     quote = await repository.quote_of_organization(
         session, transfer.organization_id, transfer.quote_id, for_update=True
     )
     assert quote is not None, transfer.quote_id
-    status = status_at(quote.status, expires_at=quote.expires_at, now=now)
-    if status == QuoteStatus.EXPIRED:
-        raise QuoteExpired(quote)
-    if status == QuoteStatus.USED or quote.transfer_id != transfer.id:
-        raise QuoteUsed(quote)
     return quote
 
 
-def use(quote: Quote | None, *, transfer: Transfer, now: datetime) -> None:
-    """The submit went through: the quote is spent on this transfer."""
-    if quote is None:
-        return
-    assert quote.transfer_id == transfer.id and quote.status == QuoteStatus.ACTIVE
-    quote.status = QuoteStatus.USED.value
-    quote.used_at = now
-    quote.updated_at = now
+class QuoteLocks:
+    """Quotes in a transfer's life (transfers/plugins.py): the rate lock of a draft
+    (RateLocks) and the check at submit that the lock still holds (SubmitGuard)."""
+
+    async def hold(
+        self,
+        session: AsyncSession,
+        *,
+        caller: Caller,
+        transfer: Transfer,
+        quote_id: str | None,
+        now: datetime,
+    ) -> None:
+        """`quoteId` sent on create or PATCH replaces the draft's quote (null drops it);
+        a live quote the draft held is freed for another transfer."""
+        current = await _held_quote(session, transfer)
+        if current is not None and current.transfer_id == transfer.id:
+            if current.status == QuoteStatus.ACTIVE:
+                current.transfer_id = None
+                current.updated_at = now
+        await attach(session, caller=caller, transfer=transfer, quote_id=quote_id, now=now)
+
+    async def settle(self, session: AsyncSession, *, transfer: Transfer, now: datetime) -> None:
+        quote = await _held_quote(session, transfer)
+        if quote is not None:
+            _settle(transfer, quote, now=now)
+
+    async def lock_of(self, session: AsyncSession, *, transfer: Transfer) -> fx.Lock | None:
+        return await locks.lock_of(session, transfer)
+
+    async def check_submit(
+        self,
+        session: AsyncSession,
+        *,
+        caller: Caller,
+        transfer: Transfer,
+        legs: list[TransferLeg],
+        now: datetime,
+    ) -> HoldForApproval | None:
+        """Before submit: the transfer's quote still holds its rate (409 quote_expired)."""
+        quote = await _held_quote(session, transfer)
+        if quote is None:
+            return None
+        status = status_at(quote.status, expires_at=quote.expires_at, now=now)
+        if status == QuoteStatus.EXPIRED:
+            raise QuoteExpired(quote)
+        if status == QuoteStatus.USED or quote.transfer_id != transfer.id:
+            raise QuoteUsed(quote)
+        return None
+
+    async def submitted(self, session: AsyncSession, *, transfer: Transfer, now: datetime) -> None:
+        """The submit went through: the quote is spent on this transfer."""
+        quote = await _held_quote(session, transfer)
+        if quote is None:
+            return
+        assert quote.transfer_id == transfer.id and quote.status == QuoteStatus.ACTIVE
+        quote.status = QuoteStatus.USED.value
+        quote.used_at = now
+        quote.updated_at = now

@@ -6,6 +6,8 @@ from fastapi import APIRouter, Response
 
 from corridor.quotes import service
 from corridor.quotes.schemas import IntentQuoteCreate, QuoteCreate, QuoteRead, QuoteWithTransfer
+from corridor.transfers.actions import Parked
+from corridor.transfers.endpoints import Plugins, answer_submit
 from corridor.transfers.schemas.transfer import TransferRead
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
@@ -52,13 +54,19 @@ async def get_quote(quote_id: str, context: Context) -> QuoteRead:
     tags=TAGS,
     summary="Confirm a quote (submit at the locked rate)",
 )
-async def confirm_quote(quote_id: str, context: Context) -> Response:
+async def confirm_quote(quote_id: str, context: Context, plugins: Plugins) -> Response:
     """Submits the DRAFT that holds the quote, at the quote's rate; the quote becomes USED.
     409 `quote_expired` after `expiresAt`; 409 `invalid_state` when no transfer holds
     the quote yet or it was already used."""
     quoted = await service.confirm_quote(
-        context.session, caller=context.caller, quote_id=quote_id, now=context.now()
+        context.session,
+        caller=context.caller,
+        quote_id=quote_id,
+        plugins=plugins,
+        now=context.now(),
     )
+    if isinstance(quoted, Parked):
+        return await context.refuse(quoted.refusal)
     return await context.respond(_with_transfer(quoted, context))
 
 
@@ -69,7 +77,7 @@ async def confirm_quote(quote_id: str, context: Context) -> Response:
     tags=TAGS,
     summary="Quote an intent",
 )
-async def quote_intent(body: IntentQuoteCreate, context: Context) -> Response:
+async def quote_intent(body: IntentQuoteCreate, context: Context, plugins: Plugins) -> Response:
     """Makes a DRAFT transfer priced now and a quote locking that price (`quoteId` on the
     transfer, `transferId` on the quote). Confirm the quote to submit at that rate. Takes
     `Idempotency-Key`."""
@@ -77,6 +85,7 @@ async def quote_intent(body: IntentQuoteCreate, context: Context) -> Response:
         context.session,
         caller=context.caller,
         data=body,
+        plugins=plugins,
         now=context.now(),
         lifetime_s=context.settings.quote_lifetime_s,
     )
@@ -89,10 +98,14 @@ async def quote_intent(body: IntentQuoteCreate, context: Context) -> Response:
     tags=TAGS,
     summary="Confirm an unlocked intent (submit at the rate of execution)",
 )
-async def confirm_transfer(transfer_id: str, context: Context) -> Response:
+async def confirm_transfer(transfer_id: str, context: Context, plugins: Plugins) -> Response:
     """Prices the DRAFT again at the current rate and submits it; an expired quote is
     dropped. A draft holding a live quote answers 409 (confirm the quote instead)."""
-    found = await service.confirm_transfer(
-        context.session, caller=context.caller, transfer_id=transfer_id, now=context.now()
+    outcome = await service.confirm_transfer(
+        context.session,
+        caller=context.caller,
+        transfer_id=transfer_id,
+        plugins=plugins,
+        now=context.now(),
     )
-    return await context.respond(TransferRead.of(found.transfer, found.legs))
+    return await answer_submit(context, outcome)

@@ -16,13 +16,16 @@ from corridor.kit.ids import new_id
 from corridor.models.transfer import Quote
 from corridor.quotes import binding, locks
 from corridor.quotes import repository as quotes
-from corridor.quotes.binding import QuoteExpired, QuoteUsed
+from corridor.quotes.errors import QuoteExpired, QuoteUsed
 from corridor.quotes.rules import QuoteStatus, price_destination, price_source, status_at
 from corridor.quotes.schemas import IntentQuoteCreate, QuoteCreate
 from corridor.transfers import actions, lifecycle, repository
 from corridor.transfers import service as transfers
+from corridor.transfers.actions import Parked
+from corridor.transfers.errors import TransferNotDraft, TransferStateRefused
 from corridor.transfers.lifecycle import TransferWithLegs
 from corridor.transfers.planning import plan as planning
+from corridor.transfers.plugins import TransferPlugins
 from corridor.transfers.rules import fees, fx
 from corridor.transfers.rules.pricing import Pricing, PricingProblem
 from corridor.transfers.rules.states import TransferStatus
@@ -167,6 +170,7 @@ async def quote_intent(
     *,
     caller: Caller,
     data: IntentQuoteCreate,
+    plugins: TransferPlugins,
     now: datetime,
     lifetime_s: int,
 ) -> QuotedTransfer:
@@ -229,14 +233,24 @@ async def quote_intent(
     session.add(quote)
     await session.flush()
     found = await transfers.create_transfer(
-        session, caller=caller, data=data.model_copy(update={"quote_id": quote.id}), now=now
+        session,
+        caller=caller,
+        data=data.model_copy(update={"quote_id": quote.id}),
+        plugins=plugins,
+        now=now,
     )
+    assert isinstance(found, TransferWithLegs), "an intent's draft is never submitted here"
     return QuotedTransfer(quote, found)
 
 
 async def confirm_quote(
-    session: AsyncSession, *, caller: Caller, quote_id: str, now: datetime
-) -> QuotedTransfer:
+    session: AsyncSession,
+    *,
+    caller: Caller,
+    quote_id: str,
+    plugins: TransferPlugins,
+    now: datetime,
+) -> QuotedTransfer | Parked:
     """Submit the DRAFT the quote holds, at the locked rate; the quote becomes USED."""
     caller.require_scope(WRITE_SCOPE)
     # Not locked here: submit locks the transfer, then the quote (always in that order),
@@ -254,29 +268,41 @@ async def confirm_quote(
             current_status=status.value,
         )
     found = await lifecycle.load(session, caller=caller, transfer_id=quote.transfer_id)
-    legs = await actions.submit(
-        session, caller=caller, transfer=found.transfer, legs=found.legs, now=now
+    submitted = await actions.submit(
+        session,
+        caller=caller,
+        transfer=found.transfer,
+        legs=found.legs,
+        plugins=plugins,
+        now=now,
     )
-    return QuotedTransfer(quote, TransferWithLegs(found.transfer, legs))
+    if isinstance(submitted, Parked):
+        return submitted
+    return QuotedTransfer(quote, submitted)
 
 
 async def confirm_transfer(
-    session: AsyncSession, *, caller: Caller, transfer_id: str, now: datetime
-) -> TransferWithLegs:
+    session: AsyncSession,
+    *,
+    caller: Caller,
+    transfer_id: str,
+    plugins: TransferPlugins,
+    now: datetime,
+) -> TransferWithLegs | Parked:
     """Submit a DRAFT at the rate of execution: priced again now, an expired quote dropped.
     A draft still holding a live quote is refused (confirm the quote, or drop it)."""
     caller.require_scope(WRITE_SCOPE)
     found = await lifecycle.load(session, caller=caller, transfer_id=transfer_id)
     transfer = found.transfer
     if transfer.status != TransferStatus.DRAFT:
-        raise lifecycle.TransferNotDraft(transfer, "confirmed")
+        raise TransferNotDraft(transfer, "confirmed")
     if transfer.quote_id is not None:
         quote = await quotes.quote_of_organization(
             session, transfer.organization_id, transfer.quote_id, for_update=True
         )
         assert quote is not None, transfer.quote_id
         if status_at(quote.status, expires_at=quote.expires_at, now=now) == QuoteStatus.ACTIVE:
-            raise lifecycle.TransferStateRefused(
+            raise TransferStateRefused(
                 transfer,
                 f"it holds quote {quote.id}, live until its expiry: confirm the quote "
                 f"(POST /v1/quotes/{quote.id}/confirm) or drop it (PATCH quoteId: null)",
@@ -286,9 +312,12 @@ async def confirm_transfer(
     counterparty_id = (
         transfer.counterparty_id if transfer.destination_request.get("toAddress") else None
     )
-    legs = await planning.replan(session, caller, customer, transfer, counterparty_id, now=now)
+    legs = await planning.replan(
+        session, caller, customer, transfer, counterparty_id, lock=None, now=now
+    )
     await repository.delete_legs(session, transfer.id)
     session.add_all(legs)
     await session.flush()
-    legs = await actions.submit(session, caller=caller, transfer=transfer, legs=legs, now=now)
-    return TransferWithLegs(transfer, legs)
+    return await actions.submit(
+        session, caller=caller, transfer=transfer, legs=legs, plugins=plugins, now=now
+    )

@@ -6,26 +6,27 @@ the ledger entries and the events in the caller's one transaction.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.accounts import service as accounts
-from corridor.agents import enforcement as agent_enforcement
 from corridor.auth.callers import Caller, CallerKind
 from corridor.kit.clock import isoformat_z
-from corridor.kit.errors import Forbidden, ValidationFailed
+from corridor.kit.errors import CorridorError, Forbidden, ValidationFailed
 from corridor.models.transfer import Transfer, TransferLeg
-from corridor.quotes import binding as quote_binding
-from corridor.transfers import lifecycle
+from corridor.transfers import events, lifecycle
 from corridor.transfers.deposits import instructions, receiving
+from corridor.transfers.errors import AwaitingApproval, TransferNotDraft, TransferStateRefused
 from corridor.transfers.lifecycle import TransferWithLegs
 from corridor.transfers.money import postings
 from corridor.transfers.planning import plan as planning
+from corridor.transfers.plugins import TransferPlugins
 from corridor.transfers.returns import refunds
 from corridor.transfers.rules import states
 from corridor.transfers.rules.flows import SourceKind
-from corridor.transfers.rules.states import Decision, TransferStatus
+from corridor.transfers.rules.states import AgentApprovalStatus, Decision, TransferStatus
 
 WRITE_SCOPE = "transfers:write"
 S = TransferStatus
@@ -62,34 +63,67 @@ def _schedule_next_step(transfer: Transfer, *, now: datetime) -> None:
 # --- Submit -------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class Parked:
+    """A submit held for an owner's decision (spec 3.1): the draft is kept, with
+    agentApprovalStatus PENDING, and the caller is answered with `refusal` (403
+    agent_approval_required) once that is committed."""
+
+    found: TransferWithLegs
+    refusal: CorridorError
+
+
+def refuse_if_awaiting_approval(transfer: Transfer, action: str) -> None:
+    """A draft parked for approval cannot be edited, resubmitted or cancelled (409): an
+    approval always covers exactly what was asked, and only a decision moves it."""
+    if transfer.agent_approval_status == AgentApprovalStatus.PENDING:
+        raise AwaitingApproval(transfer.id, action)
+
+
+def _park(
+    session: AsyncSession, transfer: Transfer, legs: list[TransferLeg], *, now: datetime
+) -> None:
+    transfer.agent_approval_status = AgentApprovalStatus.PENDING.value
+    transfer.updated_at = now
+    events.transfer_event(session, events.APPROVAL_REQUESTED, transfer=transfer, legs=legs, now=now)
+
+
 async def submit(
     session: AsyncSession,
     *,
     caller: Caller,
     transfer: Transfer,
     legs: list[TransferLeg],
+    plugins: TransferPlugins,
     now: datetime,
-) -> list[TransferLeg]:
+) -> TransferWithLegs | Parked:
     """DRAFT → IN_REVIEW, PENDING_AUTHORIZATION or PENDING (spec 3.1, API.md §6).
 
-    The plan is made again, so a party closed since the draft was written is caught
+    The guards (agents' spend limits, quotes' locks) look first and may refuse or park
+    it. The plan is made again, so a party closed since the draft was written is caught
     here; a balance-funded transfer places its hold (409 insufficient_funds leaves the
     DRAFT as it was); a deposit flow gets its deposit instructions.
     """
     if transfer.status != S.DRAFT:
-        raise lifecycle.TransferNotDraft(transfer, "submitted")
-    # Agent keys: status, currency, allowlist and spend limits, under the agent's row lock.
-    await agent_enforcement.check_submit(
-        session, caller=caller, transfer=transfer, legs=legs, now=now
-    )
-    quote = await quote_binding.check_submit(session, transfer=transfer, now=now)
+        raise TransferNotDraft(transfer, "submitted")
+    refuse_if_awaiting_approval(transfer, "submitted")
+    for guard in plugins.submit_guards:
+        held = await guard.check_submit(
+            session, caller=caller, transfer=transfer, legs=legs, now=now
+        )
+        if held is not None:
+            _park(session, transfer, legs, now=now)
+            return Parked(TransferWithLegs(transfer, legs), held.refusal)
     customer = await planning.active_customer(session, caller, transfer.customer_id)
     counterparty_id = (
         transfer.counterparty_id if transfer.destination_request.get("toAddress") else None
     )
-    fresh = await planning.replan(session, caller, customer, transfer, counterparty_id, now=now)
+    lock = await plugins.rate_locks.lock_of(session, transfer=transfer)
+    fresh = await planning.replan(
+        session, caller, customer, transfer, counterparty_id, lock=lock, now=now
+    )
     if _signature(fresh) != _signature(legs):
-        raise lifecycle.TransferStateRefused(
+        raise TransferStateRefused(
             transfer, "its plan changed since it was written; read it again and resubmit"
         )
     kind = _source_kind(transfer)
@@ -113,18 +147,30 @@ async def submit(
     transfer.submitted_by = caller.actor_id
     transfer.submitted_at = now
     lifecycle.set_status(session, transfer, legs, target, now=now)
-    quote_binding.use(quote, transfer=transfer, now=now)
+    for guard in plugins.submit_guards:
+        await guard.submitted(session, transfer=transfer, now=now)
     _schedule_next_step(transfer, now=now)
-    return legs
+    return TransferWithLegs(transfer, legs)
 
 
 async def submit_transfer(
-    session: AsyncSession, *, caller: Caller, transfer_id: str, now: datetime
-) -> TransferWithLegs:
+    session: AsyncSession,
+    *,
+    caller: Caller,
+    transfer_id: str,
+    plugins: TransferPlugins,
+    now: datetime,
+) -> TransferWithLegs | Parked:
     caller.require_scope(WRITE_SCOPE)
     found = await lifecycle.load(session, caller=caller, transfer_id=transfer_id)
-    legs = await submit(session, caller=caller, transfer=found.transfer, legs=found.legs, now=now)
-    return TransferWithLegs(found.transfer, legs)
+    return await submit(
+        session,
+        caller=caller,
+        transfer=found.transfer,
+        legs=found.legs,
+        plugins=plugins,
+        now=now,
+    )
 
 
 # --- Stopping before the payout -----------------------------------------------------------
@@ -161,14 +207,14 @@ async def cancel_transfer(
     caller.require_scope(WRITE_SCOPE)
     found = await lifecycle.load(session, caller=caller, transfer_id=transfer_id)
     transfer, legs = found.transfer, found.legs
-    agent_enforcement.refuse_if_awaiting_approval(transfer, "cancelled")
+    refuse_if_awaiting_approval(transfer, "cancelled")
     target = states.cancelled_status(
         transfer.status,
         funds_received=_funds_received(transfer),
         refund_address_known=refunds.refund_address(transfer) is not None,
     )
     if target is None:
-        raise lifecycle.TransferStateRefused(transfer, "it can no longer be cancelled")
+        raise TransferStateRefused(transfer, "it can no longer be cancelled")
     transfer.cancellation = {
         "reason": reason,
         "cancelledAt": isoformat_z(now),
@@ -189,9 +235,7 @@ async def fund_transfer(
     found = await lifecycle.load(session, caller=caller, transfer_id=transfer_id)
     transfer, legs = found.transfer, found.legs
     if transfer.status != S.PENDING or not transfer.funding_needed:
-        raise lifecycle.TransferStateRefused(
-            transfer, "only a PENDING transfer awaiting funds can be funded"
-        )
+        raise TransferStateRefused(transfer, "only a PENDING transfer awaiting funds can be funded")
     account = await accounts.get_account(session, caller=caller, account_id=account_id)
     if account.customer_id != transfer.customer_id:
         raise ValidationFailed("accountId", "must be a balance account of the transfer's customer")

@@ -5,15 +5,16 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 from pydantic import BaseModel
 
 from corridor.kit.clock import as_utc
 from corridor.kit.errors import ValidationFailed
 from corridor.kit.pagination import ListResponse, Page, PageRequest, page_request
 from corridor.transfers import actions, service
-from corridor.transfers.deposits.endpoints import router as deposit_router
+from corridor.transfers.actions import Parked
 from corridor.transfers.lifecycle import TransferWithLegs
+from corridor.transfers.plugins import TransferPlugins
 from corridor.transfers.repository import TransferFilters
 from corridor.transfers.rules.flows import Flow
 from corridor.transfers.rules.states import TransferStatus
@@ -44,6 +45,24 @@ def json_response(model: BaseModel, *, status: int = 200) -> Response:
 
 def read(found: TransferWithLegs) -> TransferRead:
     return TransferRead.of(found.transfer, found.legs)
+
+
+def transfer_plugins(request: Request) -> TransferPlugins:
+    """The agents, quotes and fixed-route plug-ins create_app wired (transfers/plugins.py)."""
+    return request.app.state.transfer_plugins
+
+
+Plugins = Annotated[TransferPlugins, Depends(transfer_plugins)]
+
+
+async def answer_submit(
+    context: Context, outcome: TransferWithLegs | Parked, *, status: int = 200
+) -> Response:
+    """The transfer after a submit, or the 403 of a submit held for approval (its parked
+    draft is committed all the same)."""
+    if isinstance(outcome, Parked):
+        return await context.refuse(outcome.refusal)
+    return await context.respond(read(outcome), status=status)
 
 
 def transfer_list(page: Page[TransferWithLegs]) -> Response:
@@ -86,14 +105,14 @@ def _created_bounds(
     tags=TAGS,
     summary="Create a transfer",
 )
-async def create_transfer(body: TransferCreate, context: Context) -> Response:
+async def create_transfer(body: TransferCreate, context: Context, plugins: Plugins) -> Response:
     """A DRAFT, or submitted at once with `confirm: true` (then nothing is created if the
     submit is refused). The flow and the legs are derived from source and destination;
     `destinationAmount` is computed. Takes `Idempotency-Key`."""
-    found = await service.create_transfer(
-        context.session, caller=context.caller, data=body, now=context.now()
+    outcome = await service.create_transfer(
+        context.session, caller=context.caller, data=body, plugins=plugins, now=context.now()
     )
-    return await context.respond(read(found), status=201)
+    return await answer_submit(context, outcome, status=201)
 
 
 @router.get(
@@ -170,13 +189,16 @@ async def get_transfer(
     tags=TAGS,
     summary="Update a draft transfer",
 )
-async def update_transfer(transfer_id: str, body: TransferUpdate, context: Context) -> Response:
+async def update_transfer(
+    transfer_id: str, body: TransferUpdate, context: Context, plugins: Plugins
+) -> Response:
     """Only a DRAFT (409 `invalid_state` otherwise). Flow, legs and amounts are recomputed."""
     found = await service.update_transfer(
         context.session,
         caller=context.caller,
         transfer_id=transfer_id,
         data=body,
+        plugins=plugins,
         now=context.now(),
     )
     return await context.respond(read(found))
@@ -188,17 +210,21 @@ async def update_transfer(transfer_id: str, body: TransferUpdate, context: Conte
     tags=TAGS,
     summary="Submit a draft transfer",
 )
-async def submit_transfer(transfer_id: str, context: Context) -> Response:
+async def submit_transfer(transfer_id: str, context: Context, plugins: Plugins) -> Response:
     """DRAFT → PENDING (IN_REVIEW for platform sessions, PENDING_AUTHORIZATION above the
     organization's threshold). A balance source is held now (409 `insufficient_funds`
     leaves the DRAFT); a deposit flow gets `depositInstructions`. An agent key is held to
     its agent's limits and allowlist: 403 `agent_limit_exceeded` (with `denial` and
     `hint`), `agent_approval_required` (the draft waits with agentApprovalStatus PENDING),
     `agent_destination_not_allowed`, `agent_currency_mismatch` or `agent_inactive`."""
-    found = await actions.submit_transfer(
-        context.session, caller=context.caller, transfer_id=transfer_id, now=context.now()
+    outcome = await actions.submit_transfer(
+        context.session,
+        caller=context.caller,
+        transfer_id=transfer_id,
+        plugins=plugins,
+        now=context.now(),
     )
-    return await context.respond(read(found))
+    return await answer_submit(context, outcome)
 
 
 @router.post(
@@ -323,6 +349,3 @@ async def list_account_transfers(account_id: str, context: Context, page: Pages)
         context.session, caller=context.caller, account_id=account_id, page=page
     )
     return transfer_list(found)
-
-
-router.include_router(deposit_router)

@@ -8,10 +8,11 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
-from corridor.kit.errors import InvalidState, NotFound
+from corridor.kit.errors import NotFound
 from corridor.kit.ids import looks_like_id
 from corridor.models.transfer import Transfer, TransferLeg
 from corridor.transfers import events, repository
+from corridor.transfers.errors import TransferStateRefused
 from corridor.transfers.rules import states
 from corridor.transfers.rules.states import LegStatus, TransferStatus
 
@@ -42,22 +43,6 @@ async def load(
         session, caller=caller, transfer_id=transfer_id, for_update=for_update
     )
     return TransferWithLegs(transfer, await repository.legs_of(session, transfer.id))
-
-
-class TransferNotDraft(InvalidState):
-    def __init__(self, transfer: Transfer, action: str) -> None:
-        super().__init__(
-            f"Transfer {transfer.id} is {transfer.status}; only a DRAFT can be {action}",
-            current_status=transfer.status,
-        )
-
-
-class TransferStateRefused(InvalidState):
-    def __init__(self, transfer: Transfer, message: str) -> None:
-        super().__init__(
-            f"Transfer {transfer.id} is {transfer.status}: {message}",
-            current_status=transfer.status,
-        )
 
 
 def require_status(transfer: Transfer, allowed: set[TransferStatus], action: str) -> None:

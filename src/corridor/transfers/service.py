@@ -12,7 +12,6 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.accounts import service as accounts
-from corridor.agents import enforcement as agent_enforcement
 from corridor.auth.callers import Caller
 from corridor.customers import service as customers
 from corridor.kit.errors import ValidationFailed
@@ -20,9 +19,10 @@ from corridor.kit.ids import looks_like_id, new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.transfer import Transfer
 from corridor.parties import service as parties
-from corridor.quotes import binding as quote_binding
 from corridor.transfers import actions, events, lifecycle, repository
+from corridor.transfers.errors import TransferNotDraft
 from corridor.transfers.planning import plan as planning
+from corridor.transfers.plugins import TransferPlugins
 from corridor.transfers.repository import TransferFilters
 from corridor.transfers.rules.states import TransferStatus
 from corridor.transfers.schemas.requests import TransferCreate, TransferUpdate
@@ -57,8 +57,13 @@ def _check_document_ids(document_ids: list[str] | None) -> list[str]:
 
 
 async def create_transfer(
-    session: AsyncSession, *, caller: Caller, data: TransferCreate, now: datetime
-) -> lifecycle.TransferWithLegs:
+    session: AsyncSession,
+    *,
+    caller: Caller,
+    data: TransferCreate,
+    plugins: TransferPlugins,
+    now: datetime,
+) -> lifecycle.TransferWithLegs | actions.Parked:
     """A DRAFT, or (with `confirm: true`) a submitted transfer, all in one unit of work."""
     caller.require_scope(WRITE_SCOPE)
     caller.require_customer_binding()
@@ -84,23 +89,33 @@ async def create_transfer(
         metadata_={},
         created_by=caller.actor_id,
         agent_id=caller.agent_id,
+        quote_id=None,
         created_at=now,
         updated_at=now,
     )
     for name in _SIMPLE_FIELDS:
         setattr(transfer, name, getattr(data, name))
-    quote = await quote_binding.attach(
-        session, caller=caller, transfer=transfer, quote_id=data.quote_id, now=now
+    locks = plugins.rate_locks
+    await locks.hold(session, caller=caller, transfer=transfer, quote_id=data.quote_id, now=now)
+    legs = await planning.replan(
+        session,
+        caller,
+        customer,
+        transfer,
+        data.counterparty_id,
+        lock=await locks.lock_of(session, transfer=transfer),
+        now=now,
     )
-    legs = await planning.replan(session, caller, customer, transfer, data.counterparty_id, now=now)
     session.add(transfer)
     await session.flush()
-    quote_binding.settle(transfer, quote, now=now)
+    await locks.settle(session, transfer=transfer, now=now)
     session.add_all(legs)
     await session.flush()
     events.transfer_event(session, events.CREATED, transfer=transfer, legs=legs, now=now)
     if data.confirm:
-        legs = await actions.submit(session, caller=caller, transfer=transfer, legs=legs, now=now)
+        return await actions.submit(
+            session, caller=caller, transfer=transfer, legs=legs, plugins=plugins, now=now
+        )
     return lifecycle.TransferWithLegs(transfer, legs)
 
 
@@ -125,7 +140,13 @@ async def counterparty_of(
 
 
 async def update_transfer(
-    session: AsyncSession, *, caller: Caller, transfer_id: str, data: TransferUpdate, now: datetime
+    session: AsyncSession,
+    *,
+    caller: Caller,
+    transfer_id: str,
+    data: TransferUpdate,
+    plugins: TransferPlugins,
+    now: datetime,
 ) -> lifecycle.TransferWithLegs:
     """PATCH a DRAFT: the fields sent change, and the plan (flow, legs, amounts) is redone."""
     caller.require_scope(WRITE_SCOPE)
@@ -133,17 +154,37 @@ async def update_transfer(
         session, caller=caller, transfer_id=transfer_id, for_update=True
     )
     if transfer.status != TransferStatus.DRAFT:
-        raise lifecycle.TransferNotDraft(transfer, "updated")
-    agent_enforcement.refuse_if_awaiting_approval(transfer, "updated")
+        raise TransferNotDraft(transfer, "updated")
+    actions.refuse_if_awaiting_approval(transfer, "updated")
     fields = data.model_fields_set
-    quote = await quote_binding.attach_on_update(
+    locks = plugins.rate_locks
+    if "quote_id" in fields:
+        await locks.hold(session, caller=caller, transfer=transfer, quote_id=data.quote_id, now=now)
+    _apply_changes(transfer, data)
+    counterparty_id = (
+        data.counterparty_id if "counterparty_id" in fields else _sent_counterparty(transfer)
+    )
+    customer = await planning.active_customer(session, caller, transfer.customer_id)
+    legs = await planning.replan(
         session,
-        caller=caller,
-        transfer=transfer,
-        sent="quote_id" in fields,
-        quote_id=data.quote_id,
+        caller,
+        customer,
+        transfer,
+        counterparty_id,
+        lock=await locks.lock_of(session, transfer=transfer),
         now=now,
     )
+    await repository.delete_legs(session, transfer.id)
+    session.add_all(legs)
+    await session.flush()
+    await locks.settle(session, transfer=transfer, now=now)
+    events.transfer_event(session, events.UPDATED, transfer=transfer, legs=legs, now=now)
+    return lifecycle.TransferWithLegs(transfer, legs)
+
+
+def _apply_changes(transfer: Transfer, data: TransferUpdate) -> None:
+    """The fields a PATCH sent, onto the draft (a field sent as null clears it)."""
+    fields = data.model_fields_set
     if data.source is not None:
         transfer.source_request = _merged(transfer.source_request, data.source)
     if data.destination is not None:
@@ -156,25 +197,13 @@ async def update_transfer(
     for name in _SIMPLE_FIELDS:
         if name in fields:
             setattr(transfer, name, getattr(data, name))
-    fee_fields = {"developer_fee", "developer_fee_fixed", "developer_fee_percent"} & fields
-    if fee_fields:
+    if {"developer_fee", "developer_fee_fixed", "developer_fee_percent"} & fields:
         transfer.developer_fee_request = planning.fee_request(
             fields_set=fields,
             developer_fee=data.developer_fee,
             developer_fee_fixed=data.developer_fee_fixed,
             developer_fee_percent=data.developer_fee_percent,
         )
-    counterparty_id = (
-        data.counterparty_id if "counterparty_id" in fields else _sent_counterparty(transfer)
-    )
-    customer = await planning.active_customer(session, caller, transfer.customer_id)
-    legs = await planning.replan(session, caller, customer, transfer, counterparty_id, now=now)
-    await repository.delete_legs(session, transfer.id)
-    session.add_all(legs)
-    await session.flush()
-    quote_binding.settle(transfer, quote, now=now)
-    events.transfer_event(session, events.UPDATED, transfer=transfer, legs=legs, now=now)
-    return lifecycle.TransferWithLegs(transfer, legs)
 
 
 def _sent_counterparty(transfer: Transfer) -> str | None:

@@ -75,6 +75,21 @@ class RequestContext(PublicContext):
         self.responded = True
         return Response(body, status_code=status, media_type="application/json")
 
+    async def refuse(self, error: CorridorError) -> Response:
+        """Answer with an error and keep the request's work all the same (a submit held for
+        an owner's approval keeps its parked draft): the work and the stored
+        Idempotency-Key answer commit together, then the error is sent."""
+        body = render_error(error)
+        if self.claim is not None:
+            await idempotency.complete(
+                self.session, self.claim, status=error.status, body=body.decode()
+            )
+        await self.session.commit()
+        self.responded = True
+        return Response(
+            body, status_code=error.status, headers=error.headers, media_type="application/json"
+        )
+
 
 async def _claim_idempotency_key(request: Request, caller: Caller) -> idempotency.Claim | None:
     key = request.headers.get(IDEMPOTENCY_HEADER)
@@ -120,9 +135,6 @@ async def _request_context(
         try:
             yield context
         except CorridorError as error:
-            if error.keeps_changes:
-                await _commit_kept_refusal(session, claim, error)
-                raise
             await session.rollback()
             if claim is not None:
                 await _settle_claim_after_error(state.database, claim, error)
@@ -137,17 +149,6 @@ async def _request_context(
         if claim is not None and not context.responded:
             # The endpoint answered without `respond`: nothing to replay, so free the key.
             await idempotency.release(state.database, claim)
-
-
-async def _commit_kept_refusal(
-    session: AsyncSession, claim: idempotency.Claim | None, error: CorridorError
-) -> None:
-    """Commit the work of a refusal that keeps it, with its stored answer, in one go."""
-    if claim is not None:
-        await idempotency.complete(
-            session, claim, status=error.status, body=render_error(error).decode()
-        )
-    await session.commit()
 
 
 async def _settle_claim_after_error(

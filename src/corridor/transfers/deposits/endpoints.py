@@ -10,14 +10,16 @@ from fastapi import APIRouter, Depends, Request, Response
 from corridor.kit.errors import SandboxOnly
 from corridor.kit.pagination import ListResponse, PageRequest, page_request
 from corridor.transfers.deposits import receiving as deposits
+from corridor.transfers.endpoints import Plugins
 from corridor.transfers.engine import sandbox
 from corridor.transfers.schemas.deposits import DepositRead
 from corridor.transfers.schemas.requests import SandboxDeposit, SandboxLegStatus
 from corridor.transfers.schemas.transfer import TransferRead
 from corridor.web.authentication import CurrentCaller
 from corridor.web.context import Context
+from corridor.web.openapi import ERROR_RESPONSES
 
-router = APIRouter()
+router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 SANDBOX_TAGS: list[str] = ["Sandbox"]
 READ_SCOPE = "transfers:read"
 SANDBOX_SCOPE = "sandbox:write"
@@ -55,7 +57,7 @@ async def list_unmatched_deposits(
     summary="Simulate an incoming deposit (sandbox)",
     dependencies=[Depends(_sandbox_only)],
 )
-async def simulate_deposit(body: SandboxDeposit, context: Context) -> Response:
+async def simulate_deposit(body: SandboxDeposit, context: Context, plugins: Plugins) -> Response:
     """A deposit to a deposit address (`toAddress`) or a virtual bank account
     (`virtualAccountId` + `reference`). Matching a pending transfer's instructions (rail,
     currency, exact amount) funds it; anything else becomes an unmatched deposit. Emits
@@ -71,6 +73,7 @@ async def simulate_deposit(body: SandboxDeposit, context: Context) -> Response:
         virtual_account_id=body.virtual_account_id,
         from_address=body.from_address,
         reference=body.reference,
+        plugins=plugins,
         now=context.now(),
     )
     return await context.respond(DepositRead.of(deposit), status=201)

@@ -15,7 +15,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.customers import service as customers
-from corridor.fixedroutes import routing
 from corridor.kit.errors import NotFound, ValidationFailed
 from corridor.kit.ids import new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
@@ -24,6 +23,7 @@ from corridor.transfers import events, lifecycle, repository
 from corridor.transfers.deposits.instructions import VIRTUAL_BANK
 from corridor.transfers.money import postings
 from corridor.transfers.money.entries import RAIL_SETTLEMENT, SUSPENSE, Movement, Ref
+from corridor.transfers.plugins import TransferPlugins
 from corridor.transfers.rules.states import ACCEPTING_FUNDS, LegStatus, TransferStatus
 
 MATCHED, UNMATCHED = "MATCHED", "UNMATCHED"
@@ -122,6 +122,7 @@ async def receive_deposit(
     virtual_account_id: str | None,
     from_address: str | None,
     reference: str | None,
+    plugins: TransferPlugins,
     now: datetime,
 ) -> Deposit:
     """A deposit arrives (the sandbox stands in for the bank or chain)."""
@@ -131,7 +132,7 @@ async def receive_deposit(
     virtual = await _destination(
         session, caller, to_address=to_address, virtual_account_id=virtual_account_id
     )
-    routed = await routing.route_deposit(
+    routed = await plugins.deposit_router.route(
         session,
         virtual=virtual,
         payment_rail=payment_rail,

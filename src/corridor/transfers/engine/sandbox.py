@@ -15,6 +15,7 @@ from corridor.kit.errors import NotFound
 from corridor.transfers import lifecycle, repository
 from corridor.transfers.deposits import receiving as deposits
 from corridor.transfers.engine import advance as engine
+from corridor.transfers.errors import TransferStateRefused
 from corridor.transfers.lifecycle import TransferWithLegs
 from corridor.transfers.returns import returns
 from corridor.transfers.rules.states import LegStatus, TransferStatus, is_terminal
@@ -64,7 +65,7 @@ async def set_leg_status(
     if status == "RETURNED":
         problem = returns.returnable_problem(transfer, leg)
         if problem is not None:
-            raise lifecycle.TransferStateRefused(transfer, problem)
+            raise TransferStateRefused(transfer, problem)
         if transfer.status == S.COMPLETED:
             await engine.leg_returned(
                 session, transfer, legs, leg, reason=reason or "returned in the sandbox", now=now
@@ -72,7 +73,7 @@ async def set_leg_status(
             return TransferWithLegs(transfer, await repository.legs_of(session, transfer.id))
     lifecycle.require_status(transfer, {S.PENDING, S.PROCESSING}, "moved by its legs")
     if leg is not lifecycle.current_leg(legs):
-        raise lifecycle.TransferStateRefused(
+        raise TransferStateRefused(
             transfer, f"only its current leg (index {transfer.current_leg_index}) can be set"
         )
     if status == "FAILED":

@@ -19,7 +19,6 @@ from corridor.models.customer import Customer
 from corridor.models.organization import Organization
 from corridor.models.transfer import Transfer, TransferLeg
 from corridor.organizations.configuration import Configuration, from_document
-from corridor.quotes import locks as quote_locks
 from corridor.rails.base import RailName
 from corridor.rails.registry import adapter_for
 from corridor.transfers.planning.destinations import resolve_destination
@@ -253,10 +252,11 @@ async def replan(
     transfer: Transfer,
     counterparty_id: str | None,
     *,
+    lock: fx.Lock | None,
     now: datetime,
 ) -> list[TransferLeg]:
-    """Resolve, price and write the draft's plan from what it stores (at its quote's locked
-    rate when it has one); its new legs."""
+    """Resolve, price and write the draft's plan from what it stores (at `lock`, the rate
+    its quote locked, when it has one: plugins.RateLocks.lock_of); its new legs."""
     configuration = await configuration_of(session, caller.organization_id)
     plan = await make_plan(
         session,
@@ -268,6 +268,6 @@ async def replan(
         amount_currency=transfer.source_currency,
         counterparty_id=counterparty_id,
         fee=effective_fee(transfer.developer_fee_request, configuration),
-        lock=await quote_locks.lock_of(session, transfer),
+        lock=lock,
     )
     return apply_plan(transfer, plan, now=now)

@@ -47,6 +47,16 @@ class Decision(StrEnum):
     REJECT = "REJECT"
 
 
+class AgentApprovalStatus(StrEnum):
+    """Spec 3.2: an agent's over-limit submit parks its DRAFT (PENDING) until an owner
+    approves (APPROVED, then submitted) or declines (DECLINED, then CANCELLED) it. While
+    PENDING the draft is frozen: no edit, resubmit or cancel."""
+
+    PENDING = "PENDING"
+    APPROVED = "APPROVED"
+    DECLINED = "DECLINED"
+
+
 S = TransferStatus
 TERMINAL = frozenset({S.COMPLETED, S.FAILED, S.CANCELLED, S.REVERSED})
 # Waiting for a person (review, authorization) or for funds; nothing has left yet.

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from sqlalchemy import Select, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
+from corridor.kit import db
 from corridor.models.customer import (
     AssociatedEntity,
     Customer,
@@ -19,13 +19,6 @@ from corridor.models.customer import (
 from corridor.models.ledger import LedgerAccount
 
 CUSTOMER_BALANCE = "CUSTOMER_BALANCE"
-
-
-def _locked(session: AsyncSession, statement: Select[Any]) -> Select[Any]:
-    # SQLite serialises writers already (BEGIN IMMEDIATE); PostgreSQL needs the row lock.
-    if session.bind is not None and session.bind.dialect.name != "sqlite":
-        return statement.with_for_update()
-    return statement
 
 
 def visible_customers(caller: Caller) -> Select[tuple[Customer]]:
@@ -54,7 +47,7 @@ async def customer(
 ) -> Customer | None:
     statement = visible_customers(caller).where(Customer.id == customer_id)
     if for_update:
-        statement = _locked(session, statement).execution_options(populate_existing=True)
+        statement = db.for_update(session, statement)
     return (await session.execute(statement)).scalar_one_or_none()
 
 
@@ -71,7 +64,7 @@ async def terms_of_service_acceptance(
         TermsOfServiceAcceptance.id == acceptance_id,
     )
     if for_update:
-        statement = _locked(session, statement).execution_options(populate_existing=True)
+        statement = db.for_update(session, statement)
     return (await session.execute(statement)).scalar_one_or_none()
 
 
@@ -136,7 +129,7 @@ async def pending_rfi(
         .limit(1)
     )
     if for_update:
-        statement = _locked(session, statement).execution_options(populate_existing=True)
+        statement = db.for_update(session, statement)
     return (await session.execute(statement)).scalar_one_or_none()
 
 

@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
+from corridor.kit import db
 from corridor.models.transfer import FixedRoute, VirtualAccount
-
-
-def _locked(session: AsyncSession, statement: Select[Any]) -> Select[Any]:
-    # SQLite serialises writers already (BEGIN IMMEDIATE); PostgreSQL needs the row lock.
-    if session.bind is not None and session.bind.dialect.name != "sqlite":
-        statement = statement.with_for_update()
-    return statement.execution_options(populate_existing=True)
 
 
 def visible_routes(caller: Caller) -> Select[tuple[FixedRoute]]:
@@ -39,7 +32,7 @@ async def route(
 ) -> FixedRoute | None:
     statement = visible_routes(caller).where(FixedRoute.id == route_id)
     if for_update:
-        statement = _locked(session, statement)
+        statement = db.for_update(session, statement)
     return (await session.execute(statement)).scalar_one_or_none()
 
 
@@ -48,7 +41,7 @@ async def route_of_virtual_account(
 ) -> FixedRoute | None:
     """The route whose dedicated account this is (locked: a deposit reads its status)."""
     statement = select(FixedRoute).where(FixedRoute.virtual_account_id == virtual_account_id)
-    return (await session.execute(_locked(session, statement))).scalar_one_or_none()
+    return (await session.execute(db.for_update(session, statement))).scalar_one_or_none()
 
 
 async def virtual_accounts(

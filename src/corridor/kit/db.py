@@ -90,12 +90,15 @@ def is_sqlite(session: AsyncSession) -> bool:
     return bind is not None and bind.dialect.name == "sqlite"
 
 
-def for_update(session: AsyncSession, statement: Select[Any]) -> Select[Any]:
+def for_update(
+    session: AsyncSession, statement: Select[Any], *, skip_locked: bool = False
+) -> Select[Any]:
     """Lock the selected rows until the transaction ends (PostgreSQL), and re-read their
     attributes even when the session already holds them, so a check made under the lock
-    never sees a stale copy. On SQLite the write transaction already excludes writers."""
+    never sees a stale copy. On SQLite the write transaction already excludes writers.
+    `skip_locked`: rows another transaction holds are passed over (workers claiming work)."""
     if not is_sqlite(session):
-        statement = statement.with_for_update()
+        statement = statement.with_for_update(skip_locked=skip_locked)
     return statement.execution_options(populate_existing=True)
 
 

@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from sqlalchemy import ColumnElement, Select, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
+from corridor.kit import db
 from corridor.models.party import Counterparty, ExternalAccount, ExternalWallet
 
 OwnedParty = TypeVar("OwnedParty", ExternalAccount, ExternalWallet)
-
-
-def _locked(session: AsyncSession, statement: Select[Any]) -> Select[Any]:
-    # SQLite serialises writers already (BEGIN IMMEDIATE); PostgreSQL needs the row lock.
-    if session.bind is not None and session.bind.dialect.name != "sqlite":
-        statement = statement.with_for_update()
-    return statement.execution_options(populate_existing=True)
 
 
 # --- Counterparties -----------------------------------------------------------------------
@@ -60,7 +54,7 @@ async def counterparty(
         Counterparty.id == counterparty_id
     )
     if for_update:
-        statement = _locked(session, statement)
+        statement = db.for_update(session, statement)
     return (await session.execute(statement)).scalar_one_or_none()
 
 
@@ -114,7 +108,7 @@ async def party(
 ) -> OwnedParty | None:
     statement = visible_parties(caller, model).where(model.id == party_id)
     if for_update:
-        statement = _locked(session, statement)
+        statement = db.for_update(session, statement)
     return (await session.execute(statement)).scalar_one_or_none()
 
 
@@ -131,4 +125,4 @@ async def active_parties_of_counterparty(
         )
         .order_by(model.id)
     )
-    return list((await session.execute(_locked(session, statement))).scalars())
+    return list((await session.execute(db.for_update(session, statement))).scalars())

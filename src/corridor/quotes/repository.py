@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
+from corridor.kit import db
 from corridor.models.transfer import Quote
-
-
-def _locked(session: AsyncSession, statement: Select[Any]) -> Select[Any]:
-    # SQLite serialises writers already (BEGIN IMMEDIATE); PostgreSQL needs the row lock.
-    if session.bind is not None and session.bind.dialect.name != "sqlite":
-        statement = statement.with_for_update()
-    return statement.execution_options(populate_existing=True)
 
 
 def visible_quotes(caller: Caller) -> Select[tuple[Quote]]:
@@ -31,7 +23,7 @@ async def quote(
 ) -> Quote | None:
     statement = visible_quotes(caller).where(Quote.id == quote_id)
     if for_update:
-        statement = _locked(session, statement)
+        statement = db.for_update(session, statement)
     return (await session.execute(statement)).scalar_one_or_none()
 
 
@@ -41,5 +33,5 @@ async def quote_of_organization(
     """For the transfer's own paths (its quote, whoever submits it)."""
     statement = select(Quote).where(Quote.organization_id == organization_id, Quote.id == quote_id)
     if for_update:
-        statement = _locked(session, statement)
+        statement = db.for_update(session, statement)
     return (await session.execute(statement)).scalar_one_or_none()

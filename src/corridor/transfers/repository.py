@@ -6,29 +6,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import Select, delete, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
+from corridor.kit import db
 from corridor.ledger.rules import CUSTOMER_BALANCE
 from corridor.models.customer import Customer
 from corridor.models.ledger import LedgerAccount
 from corridor.models.organization import Organization
 from corridor.models.transfer import Deposit, FixedRoute, Transfer, TransferLeg, VirtualAccount
-
-
-def _is_postgres(session: AsyncSession) -> bool:
-    return session.bind is not None and session.bind.dialect.name != "sqlite"
-
-
-def _locked(session: AsyncSession, statement: Select[Any]) -> Select[Any]:
-    # SQLite serialises writers already (BEGIN IMMEDIATE); PostgreSQL needs the row lock.
-    if _is_postgres(session):
-        statement = statement.with_for_update()
-    return statement.execution_options(populate_existing=True)
-
 
 # --- Transfers ----------------------------------------------------------------------------
 
@@ -95,7 +83,7 @@ async def transfer(
 ) -> Transfer | None:
     statement = visible_transfers(caller).where(Transfer.id == transfer_id)
     if for_update:
-        statement = _locked(session, statement)
+        statement = db.for_update(session, statement)
     return (await session.execute(statement)).scalar_one_or_none()
 
 
@@ -105,7 +93,7 @@ async def transfer_by_id(
     """Without a caller: for the engine and for system-made transfers."""
     statement = select(Transfer).where(Transfer.id == transfer_id)
     if for_update:
-        statement = _locked(session, statement)
+        statement = db.for_update(session, statement)
     return (await session.execute(statement)).scalar_one_or_none()
 
 
@@ -130,9 +118,7 @@ async def claim_due_transfer(
 ) -> Transfer | None:
     """The transfer the engine should advance next, locked; others' claims are skipped."""
     statement = _due(now, organization_id).order_by(Transfer.next_step_at, Transfer.id).limit(1)
-    if _is_postgres(session):
-        statement = statement.with_for_update(skip_locked=True)
-    statement = statement.execution_options(populate_existing=True)
+    statement = db.for_update(session, statement, skip_locked=True)
     return (await session.execute(statement)).scalar_one_or_none()
 
 
@@ -252,7 +238,7 @@ async def transfer_awaiting_reference(
     statement = select(Transfer).where(
         Transfer.organization_id == organization_id, Transfer.deposit_reference == reference
     )
-    statement = _locked(session, statement)
+    statement = db.for_update(session, statement)
     return (await session.execute(statement)).scalar_one_or_none()
 
 

@@ -17,7 +17,7 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 
-from corridor.kit.db import lock_rows
+from corridor.kit import db
 from corridor.models.event import Event
 from corridor.models.organization import Organization
 from corridor.models.webhook import WebhookAttempt, WebhookDelivery, WebhookEndpoint
@@ -25,16 +25,6 @@ from corridor.webhooks.rules import DeliveryStatus
 
 _ACTIVE = (DeliveryStatus.PENDING.value, DeliveryStatus.SENDING.value)
 _REPLAYABLE = (DeliveryStatus.FAIL.value, DeliveryStatus.CANCELED.value)
-
-
-def _is_sqlite(session: AsyncSession) -> bool:
-    return session.bind is not None and session.bind.dialect.name == "sqlite"
-
-
-def _skip_locked(session: AsyncSession, statement: Select[Any]) -> Select[Any]:
-    if _is_sqlite(session):
-        return statement
-    return statement.with_for_update(skip_locked=True)
 
 
 # --- Endpoints ----------------------------------------------------------------------------
@@ -57,7 +47,7 @@ async def lock_endpoint(
     session: AsyncSession, organization_id: str, endpoint_id: str
 ) -> WebhookEndpoint | None:
     """The live endpoint, locked until the transaction ends (its secrets are read-modify-write)."""
-    rows = await lock_rows(session, WebhookEndpoint, [endpoint_id])
+    rows = await db.lock_rows(session, WebhookEndpoint, [endpoint_id])
     found = rows[0] if rows else None
     if found is None or found.organization_id != organization_id or found.deleted_at is not None:
         return None
@@ -65,7 +55,7 @@ async def lock_endpoint(
 
 
 async def lock_organization(session: AsyncSession, organization_id: str) -> None:
-    await lock_rows(session, Organization, [organization_id])
+    await db.lock_rows(session, Organization, [organization_id])
 
 
 async def count_endpoints(session: AsyncSession, organization_id: str) -> int:
@@ -100,7 +90,9 @@ async def has_due_work(session: AsyncSession, now: datetime) -> bool:
 
 async def claim_undispatched_events(session: AsyncSession, limit: int) -> list[Event]:
     statement = select(Event).where(Event.dispatched_at.is_(None)).order_by(Event.id).limit(limit)
-    return list((await session.execute(_skip_locked(session, statement))).scalars())
+    return list(
+        (await session.execute(db.for_update(session, statement, skip_locked=True))).scalars()
+    )
 
 
 async def live_endpoints_of(
@@ -127,7 +119,7 @@ async def claim_due_deliveries(
         .order_by(WebhookDelivery.due_at, WebhookDelivery.id)
         .limit(limit)
     )
-    statement = _skip_locked(session, statement).execution_options(populate_existing=True)
+    statement = db.for_update(session, statement, skip_locked=True)
     return list((await session.execute(statement)).scalars())
 
 
@@ -139,7 +131,7 @@ async def by_ids(session: AsyncSession, model: Any, ids: Sequence[str]) -> dict[
 
 
 async def lock_deliveries(session: AsyncSession, ids: Sequence[str]) -> dict[str, WebhookDelivery]:
-    return {row.id: row for row in await lock_rows(session, WebhookDelivery, ids)}
+    return {row.id: row for row in await db.lock_rows(session, WebhookDelivery, ids)}
 
 
 async def mark_failing_since(
@@ -203,7 +195,7 @@ class MessageFilter:
 
 
 def _has_tag(session: AsyncSession, tag: str) -> Any:
-    if _is_sqlite(session):
+    if db.is_sqlite(session):
         elements = func.json_each(Event.tags).table_valued("value")
         return exists(select(literal(1)).select_from(elements).where(elements.c.value == tag))
     return type_coerce(Event.tags, JSONB).contains(type_coerce([tag], JSONB))

@@ -213,7 +213,7 @@ def keys_create(
 ) -> None:
     """Create an organization API key and print its secret once."""
     from corridor.auth import service
-    from corridor.auth.callers import Caller, CallerKind
+    from corridor.auth.callers import Caller
     from corridor.auth.scopes import UNRESTRICTED
     from corridor.kit.errors import CorridorError
 
@@ -222,17 +222,12 @@ def keys_create(
         try:
             async with database.session() as session, session.begin():
                 organization_id = await _resolve_organization(session, organization)
-                operator = Caller(
-                    CallerKind.CONSOLE_USER, organization_id, "cli", frozenset({UNRESTRICTED})
-                )
-                scopes = service.check_requested_scopes(operator, scope or [UNRESTRICTED])
-                return await service.create_organization_key(
+                return await service.create_api_key(
                     session,
-                    organization_id=organization_id,
+                    caller=Caller.operator(organization_id),
                     name=name,
-                    scopes=scopes,
+                    scopes=scope or [UNRESTRICTED],
                     key_environment=settings.key_environment,
-                    created_by=None,
                     now=clock.now(),
                 )
         finally:
@@ -309,6 +304,7 @@ def keys_revoke(
 ) -> None:
     """Revoke an API key at once."""
     from corridor.auth import service
+    from corridor.auth.callers import Caller
     from corridor.kit.errors import CorridorError
 
     async def main():
@@ -316,8 +312,11 @@ def keys_revoke(
         try:
             async with database.session() as session, session.begin():
                 organization_id = await _resolve_organization(session, organization)
-                await service.revoke_organization_key(
-                    session, organization_id=organization_id, key_id=key_id, now=clock.now()
+                await service.revoke_api_key(
+                    session,
+                    caller=Caller.operator(organization_id),
+                    key_id=key_id,
+                    now=clock.now(),
                 )
         finally:
             await database.dispose()

@@ -53,16 +53,19 @@ def test_a_faithfully_saved_delivery_verifies():
 
 
 def test_a_changed_body_fails_the_signature():
-    _, body, _ = _saved()
+    # One instant for both deliveries: the body carries its timestamp (second precision).
+    at = datetime.now(UTC)
+    _, body, _ = _saved(at=at)
     flipped = body.replace(b"12550", b"12551")
-    failed = _failed(_check(_saved(body=flipped)[2]))
+    failed = _failed(_check(_saved(at=at, body=flipped)[2]))
     assert set(failed) == {"signature"}
     assert "none of the 1 v1 signature(s) matches" in failed["signature"]
 
 
 def test_a_trailing_newline_is_named_as_the_problem():
-    _, body, _ = _saved()
-    failed = _failed(_check(_saved(body=body + b"\n")[2]))
+    at = datetime.now(UTC)
+    _, body, _ = _saved(at=at)
+    failed = _failed(_check(_saved(at=at, body=body + b"\n")[2]))
     assert "Content-Length" in failed["signature"]
 
 
@@ -101,12 +104,15 @@ def _corridor(tmp_path, *arguments: str, content: bytes) -> subprocess.Completed
 
 
 def test_the_command_passes_a_good_delivery_and_fails_a_tampered_one(tmp_path):
-    _, body, raw = _saved()
+    at = datetime.now(UTC)
+    _, body, raw = _saved(at=at)
     good = _corridor(tmp_path, "--secret", SECRET, content=raw)
     assert good.returncode == 0, good.stdout + good.stderr
     assert "The delivery verifies" in good.stdout
 
-    tampered = _corridor(tmp_path, "--secret", SECRET, content=_saved(body=body[:-2] + b"0}")[2])
+    tampered = _corridor(
+        tmp_path, "--secret", SECRET, content=_saved(at=at, body=body[:-2] + b"0}")[2]
+    )
     assert tampered.returncode == 1
     assert "✗ signature" in tampered.stdout
     assert "✓ headers" in tampered.stdout

@@ -31,13 +31,6 @@ def visible_accounts(
     return statement
 
 
-async def visible_account(
-    session: AsyncSession, caller: Caller, account_id: str
-) -> LedgerAccount | None:
-    statement = visible_accounts(caller).where(LedgerAccount.id == account_id)
-    return (await session.execute(statement)).scalar_one_or_none()
-
-
 async def customer_of_organization(
     session: AsyncSession, *, organization_id: str, customer_id: str
 ) -> Customer | None:

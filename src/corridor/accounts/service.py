@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from corridor.accounts import repository
 from corridor.accounts.schemas import BalanceTransactionRead
 from corridor.auth.callers import Caller
+from corridor.kit.db import get_visible
 from corridor.kit.errors import InvalidState, NotFound, ValidationFailed
 from corridor.kit.ids import looks_like_id, new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
@@ -101,12 +102,7 @@ async def list_customer_accounts(
 async def get_account(session: AsyncSession, *, caller: Caller, account_id: str) -> LedgerAccount:
     """The account, if this caller may see it; another organization's id is simply unknown."""
     caller.require_customer_binding()
-    if not looks_like_id(account_id, "acc"):
-        raise NotFound("account", account_id)
-    account = await repository.visible_account(session, caller, account_id)
-    if account is None or not caller.may_see_account(account.id, account.customer_id):
-        raise NotFound("account", account_id)
-    return account
+    return await get_visible(session, repository.visible_accounts(caller), account_id)
 
 
 async def balance_transactions(

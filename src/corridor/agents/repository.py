@@ -27,11 +27,6 @@ def visible_agents(caller: Caller, *, customer_id: str | None = None) -> Select[
     return statement
 
 
-async def agent(session: AsyncSession, caller: Caller, agent_id: str) -> Agent | None:
-    statement = visible_agents(caller).where(Agent.id == agent_id)
-    return (await session.execute(statement)).scalar_one_or_none()
-
-
 async def lock_agent(session: AsyncSession, agent_id: str) -> Agent | None:
     """The agent row, locked until the transaction ends (SQLite: BEGIN IMMEDIATE already
     serialises writers), so spend checks and submits of one agent run one at a time."""

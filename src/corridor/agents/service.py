@@ -24,6 +24,7 @@ from corridor.auth.callers import Caller, CallerKind
 from corridor.auth.scopes import AGENT_KEY_SCOPES
 from corridor.auth.secrets import agent_key_secret, hash_secret, visible_prefix
 from corridor.customers import service as customers
+from corridor.kit.db import get_visible
 from corridor.kit.errors import Forbidden, InvalidState, NotFound, ValidationFailed
 from corridor.kit.ids import looks_like_id, new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
@@ -66,12 +67,7 @@ def _require_manager(caller: Caller, action: str) -> None:
 
 async def get_agent(session: AsyncSession, *, caller: Caller, agent_id: str) -> Agent:
     _require_reader(caller)
-    found = None
-    if looks_like_id(agent_id, "agt"):
-        found = await repository.agent(session, caller, agent_id)
-    if found is None:
-        raise NotFound("agent", agent_id)
-    return found
+    return await get_visible(session, repository.visible_agents(caller), agent_id)
 
 
 async def _agent_to_change(session: AsyncSession, caller: Caller, agent_id: str) -> Agent:

@@ -8,6 +8,9 @@ from enum import StrEnum
 from corridor.auth.scopes import UNRESTRICTED, implies
 from corridor.kit.errors import CustomerBindingRequired, Forbidden
 
+# The actor id of the server's operator (the CLI), recorded on what it creates.
+OPERATOR_ACTOR = "cli"
+
 
 class CallerKind(StrEnum):
     CONSOLE_USER = "console_user"
@@ -29,6 +32,14 @@ class Caller:
     # platform session (or any key, through X-Corridor-On-Behalf-Of) is bound to.
     customer_id: str | None = None
     account_ids: frozenset[str] | None = None
+
+    @classmethod
+    def operator(cls, organization_id: str) -> Caller:
+        """Whoever runs the `corridor` command on the server: the database is theirs, so
+        they act with a console user's powers (the CLI's keys commands)."""
+        return cls(
+            CallerKind.CONSOLE_USER, organization_id, OPERATOR_ACTOR, frozenset({UNRESTRICTED})
+        )
 
     @property
     def is_console(self) -> bool:

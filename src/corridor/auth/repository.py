@@ -43,13 +43,6 @@ def organization_keys(organization_id: str) -> Select[tuple[ApiKey]]:
     )
 
 
-async def organization_key(
-    session: AsyncSession, organization_id: str, key_id: str
-) -> ApiKey | None:
-    statement = organization_keys(organization_id).where(ApiKey.id == key_id)
-    return (await session.execute(statement)).scalar_one_or_none()
-
-
 async def live_agent_of_key(session: AsyncSession, key: ApiKey) -> Agent | None:
     """The agent an agent key speaks for, unless it is revoked or of another organization."""
     if key.agent_id is None:

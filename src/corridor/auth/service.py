@@ -19,11 +19,13 @@ from corridor.auth.secrets import (
     verify_password,
     visible_prefix,
 )
-from corridor.kit.errors import Forbidden, NotFound, Unauthorized, ValidationFailed
+from corridor.kit.db import get_visible
+from corridor.kit.errors import Forbidden, Unauthorized, ValidationFailed
 from corridor.kit.ids import new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser
 
+KEYS_SCOPE = "api_keys:manage"
 ORGANIZATION_KEY_PREFIXES = ("sk_sandbox_", "sk_live_")
 credential_chars_max = 200
 
@@ -149,25 +151,45 @@ async def create_organization_key(
     return key, secret
 
 
-async def list_organization_keys(
-    session: AsyncSession, *, organization_id: str, page: PageRequest
+async def create_api_key(
+    session: AsyncSession,
+    *,
+    caller: Caller,
+    name: str,
+    scopes: list[str],
+    key_environment: str,
+    now: datetime,
+) -> tuple[ApiKey, str]:
+    """POST /v1/api-keys: a key of the caller's organization with at most the caller's
+    scopes; its secret is returned here only."""
+    caller.require_scope(KEYS_SCOPE)
+    granted = check_requested_scopes(caller, scopes)
+    return await create_organization_key(
+        session,
+        organization_id=caller.organization_id,
+        name=name,
+        scopes=granted,
+        key_environment=key_environment,
+        created_by=caller.actor_id,
+        now=now,
+    )
+
+
+async def list_api_keys(
+    session: AsyncSession, *, caller: Caller, page: PageRequest
 ) -> Page[ApiKey]:
-    return await fetch_page(session, repository.organization_keys(organization_id), ApiKey.id, page)
+    caller.require_scope(KEYS_SCOPE)
+    statement = repository.organization_keys(caller.organization_id)
+    return await fetch_page(session, statement, ApiKey.id, page)
 
 
-async def get_organization_key(
-    session: AsyncSession, *, organization_id: str, key_id: str
+async def revoke_api_key(
+    session: AsyncSession, *, caller: Caller, key_id: str, now: datetime
 ) -> ApiKey:
-    key = await repository.organization_key(session, organization_id, key_id)
-    if key is None:
-        raise NotFound("API key", key_id)
-    return key
-
-
-async def revoke_organization_key(
-    session: AsyncSession, *, organization_id: str, key_id: str, now: datetime
-) -> ApiKey:
-    key = await get_organization_key(session, organization_id=organization_id, key_id=key_id)
+    """Immediate and final; revoking a revoked key changes nothing."""
+    caller.require_scope(KEYS_SCOPE)
+    visible = repository.organization_keys(caller.organization_id)
+    key = await get_visible(session, visible, key_id, locked=True)
     if key.revoked_at is None:
         key.revoked_at = now
     return key
@@ -219,7 +241,8 @@ async def sign_in(
     return SignedIn(token=token, console_session=console_session, user=user)
 
 
-async def sign_out(session: AsyncSession, *, token: str, now: datetime) -> None:
+async def sign_out(session: AsyncSession, *, caller: Caller, token: str, now: datetime) -> None:
+    caller.require_console("sign out of a console session")
     console_session = await repository.session_by_token_hash(session, hash_secret(token))
     if console_session is not None and console_session.revoked_at is None:
         console_session.revoked_at = now

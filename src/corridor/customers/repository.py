@@ -42,15 +42,6 @@ def filtered_customers(
     return statement
 
 
-async def customer(
-    session: AsyncSession, caller: Caller, customer_id: str, *, for_update: bool = False
-) -> Customer | None:
-    statement = visible_customers(caller).where(Customer.id == customer_id)
-    if for_update:
-        statement = db.for_update(session, statement)
-    return (await session.execute(statement)).scalar_one_or_none()
-
-
 async def customer_id_using_terms(session: AsyncSession, acceptance_id: str) -> str | None:
     statement = select(Customer.id).where(Customer.tos_acceptance_id == acceptance_id)
     return (await session.execute(statement)).scalar_one_or_none()

@@ -20,7 +20,8 @@ from corridor.customers.schemas import (
     RfiRead,
 )
 from corridor.customers.states import CustomerStatus, CustomerType
-from corridor.kit.errors import Forbidden, InvalidState, NotFound, ValidationFailed
+from corridor.kit.db import get_visible
+from corridor.kit.errors import Forbidden, InvalidState, ValidationFailed
 from corridor.kit.ids import looks_like_id, new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.customer import Customer, EnhancedDiligenceRfi
@@ -45,12 +46,8 @@ async def get_customer(
 ) -> Customer:
     """The customer, if this caller may see it; another organization's id is simply unknown."""
     caller.require_customer_binding()
-    if not looks_like_id(customer_id, "cus"):
-        raise NotFound("customer", customer_id)
-    found = await repository.customer(session, caller, customer_id, for_update=for_update)
-    if found is None:
-        raise NotFound("customer", customer_id)
-    return found
+    visible = repository.visible_customers(caller)
+    return await get_visible(session, visible, customer_id, locked=for_update)
 
 
 async def list_customers(

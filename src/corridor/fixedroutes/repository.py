@@ -27,15 +27,6 @@ def routes_of(caller: Caller, *, customer_id: str | None) -> Select[tuple[FixedR
     return statement
 
 
-async def route(
-    session: AsyncSession, caller: Caller, route_id: str, *, for_update: bool = False
-) -> FixedRoute | None:
-    statement = visible_routes(caller).where(FixedRoute.id == route_id)
-    if for_update:
-        statement = db.for_update(session, statement)
-    return (await session.execute(statement)).scalar_one_or_none()
-
-
 async def route_of_virtual_account(
     session: AsyncSession, *, virtual_account_id: str
 ) -> FixedRoute | None:

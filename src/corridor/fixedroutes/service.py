@@ -27,8 +27,9 @@ from corridor.fixedroutes.schemas import (
     FixedRouteValidation,
     RouteProblem,
 )
+from corridor.kit.db import get_visible
 from corridor.kit.errors import CorridorError, InvalidState, NotFound, ValidationFailed
-from corridor.kit.ids import looks_like_id, new_id
+from corridor.kit.ids import new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.customer import Customer
 from corridor.models.event import emit
@@ -292,12 +293,9 @@ async def _route(
     session: AsyncSession, caller: Caller, route_id: str, *, for_update: bool = False
 ) -> FixedRoute:
     caller.require_customer_binding()
-    found = None
-    if looks_like_id(route_id, "frt"):
-        found = await repository.route(session, caller, route_id, for_update=for_update)
-    if found is None:
-        raise NotFound("fixed route", route_id)
-    return found
+    return await get_visible(
+        session, repository.visible_routes(caller), route_id, locked=for_update
+    )
 
 
 async def get_route(session: AsyncSession, *, caller: Caller, route_id: str) -> RouteWithAccount:

@@ -36,16 +36,12 @@ def _key_read(key) -> ApiKeyRead:
 )
 async def create_api_key(body: ApiKeyCreate, context: Context) -> Response:
     """The secret is in this response only. `scopes: ["*"]` makes an unrestricted key."""
-    caller = context.caller
-    caller.require_scope("api_keys:manage")
-    scopes = service.check_requested_scopes(caller, body.scopes)
-    key, secret = await service.create_organization_key(
+    key, secret = await service.create_api_key(
         context.session,
-        organization_id=caller.organization_id,
+        caller=context.caller,
         name=body.name,
-        scopes=scopes,
+        scopes=body.scopes,
         key_environment=context.settings.key_environment,
-        created_by=caller.actor_id,
         now=context.now(),
     )
     created = ApiKeyCreated.model_validate({**_key_read(key).model_dump(), "secret": secret})
@@ -58,10 +54,7 @@ async def create_api_key(body: ApiKeyCreate, context: Context) -> Response:
 async def list_api_keys(
     context: Context, page: Annotated[PageRequest, Depends(page_request)]
 ) -> ListResponse[ApiKeyRead]:
-    context.caller.require_scope("api_keys:manage")
-    result = await service.list_organization_keys(
-        context.session, organization_id=context.caller.organization_id, page=page
-    )
+    result = await service.list_api_keys(context.session, caller=context.caller, page=page)
     return ListResponse[ApiKeyRead].of(result, _key_read)
 
 
@@ -70,14 +63,9 @@ async def list_api_keys(
 )
 async def revoke_api_key(key_id: str, context: Context) -> Response:
     """Revocation is immediate and final; revoking a revoked key is a no-op."""
-    context.caller.require_scope("api_keys:manage")
-    await service.revoke_organization_key(
-        context.session,
-        organization_id=context.caller.organization_id,
-        key_id=key_id,
-        now=context.now(),
+    await service.revoke_api_key(
+        context.session, caller=context.caller, key_id=key_id, now=context.now()
     )
-    await context.session.commit()
     return Response(status_code=204)
 
 
@@ -116,10 +104,9 @@ async def create_console_session(body: ConsoleSessionCreate, context: Public) ->
 
 @router.delete("/console/sessions/current", status_code=204, tags=["Console"], summary="Sign out")
 async def delete_console_session(context: Context) -> Response:
-    context.caller.require_console("sign out of a console session")
-    token = _console_token(context)
-    await service.sign_out(context.session, token=token, now=context.now())
-    await context.session.commit()
+    await service.sign_out(
+        context.session, caller=context.caller, token=_console_token(context), now=context.now()
+    )
     response = Response(status_code=204)
     response.delete_cookie(CONSOLE_SESSION_COOKIE)
     return response

@@ -42,22 +42,6 @@ def filtered_counterparties(
     return statement
 
 
-async def counterparty(
-    session: AsyncSession,
-    caller: Caller,
-    counterparty_id: str,
-    *,
-    include_deleted: bool = False,
-    for_update: bool = False,
-) -> Counterparty | None:
-    statement = visible_counterparties(caller, include_deleted=include_deleted).where(
-        Counterparty.id == counterparty_id
-    )
-    if for_update:
-        statement = db.for_update(session, statement)
-    return (await session.execute(statement)).scalar_one_or_none()
-
-
 # --- External accounts and wallets --------------------------------------------------------
 
 
@@ -96,20 +80,6 @@ def filtered_parties(
     if status is not None:
         statement = statement.where(model.status == status)
     return statement
-
-
-async def party(
-    session: AsyncSession,
-    caller: Caller,
-    model: type[OwnedParty],
-    party_id: str,
-    *,
-    for_update: bool = False,
-) -> OwnedParty | None:
-    statement = visible_parties(caller, model).where(model.id == party_id)
-    if for_update:
-        statement = db.for_update(session, statement)
-    return (await session.execute(statement)).scalar_one_or_none()
 
 
 async def active_parties_of_counterparty(

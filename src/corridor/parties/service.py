@@ -12,7 +12,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from corridor.auth.callers import Caller
 from corridor.customers import service as customers
 from corridor.customers.states import CustomerStatus
-from corridor.kit.errors import NotFound, ValidationFailed
+from corridor.kit.db import get_visible
+from corridor.kit.errors import ValidationFailed
 from corridor.kit.ids import looks_like_id, new_id
 from corridor.kit.money import CurrencyKind, currency
 from corridor.kit.pagination import Page, PageRequest, fetch_page
@@ -53,60 +54,31 @@ async def get_counterparty(
     """The counterparty, if this caller may see it (404 otherwise). A deleted one is 404
     unless `include_deleted`: transfers that already name it still read it."""
     caller.require_customer_binding()
-    found = None
-    if looks_like_id(counterparty_id, "cp"):
-        found = await repository.counterparty(
-            session,
-            caller,
-            counterparty_id,
-            include_deleted=include_deleted,
-            for_update=for_update,
-        )
-    if found is None:
-        raise NotFound("counterparty", counterparty_id)
-    return found
+    visible = repository.visible_counterparties(caller, include_deleted=include_deleted)
+    return await get_visible(session, visible, counterparty_id, locked=for_update)
 
 
 async def get_external_account(
     session: AsyncSession, *, caller: Caller, external_account_id: str, for_update: bool = False
 ) -> ExternalAccount:
     """The account, ACTIVE or CLOSED, if this caller may see it (404 otherwise)."""
-    return await _get_party(
-        session, caller, ExternalAccount, "ext", external_account_id, for_update=for_update
-    )
+    caller.require_customer_binding()
+    visible = repository.visible_parties(caller, ExternalAccount)
+    return await get_visible(session, visible, external_account_id, locked=for_update)
 
 
 async def get_external_wallet(
     session: AsyncSession, *, caller: Caller, external_wallet_id: str, for_update: bool = False
 ) -> ExternalWallet:
     """The wallet, ACTIVE or CLOSED, if this caller may see it (404 otherwise)."""
-    return await _get_party(
-        session, caller, ExternalWallet, "ewa", external_wallet_id, for_update=for_update
-    )
+    caller.require_customer_binding()
+    visible = repository.visible_parties(caller, ExternalWallet)
+    return await get_visible(session, visible, external_wallet_id, locked=for_update)
 
 
 def counterparty_read(counterparty: Counterparty) -> dict[str, Any]:
     """The spec 2.8 expanded form, exactly as the API returns it."""
     return CounterpartyRead.of(counterparty).to_json_dict()
-
-
-async def _get_party(
-    session: AsyncSession,
-    caller: Caller,
-    model: type[repository.OwnedParty],
-    prefix: str,
-    party_id: str,
-    *,
-    for_update: bool,
-) -> repository.OwnedParty:
-    caller.require_customer_binding()
-    found = None
-    if looks_like_id(party_id, prefix):
-        found = await repository.party(session, caller, model, party_id, for_update=for_update)
-    if found is None:
-        resource = "external account" if model is ExternalAccount else "external wallet"
-        raise NotFound(resource, party_id)
-    return found
 
 
 # --- Owners -------------------------------------------------------------------------------

@@ -13,8 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.kit.clock import isoformat_z
-from corridor.kit.errors import NotFound, ValidationFailed
-from corridor.kit.ids import looks_like_id
+from corridor.kit.db import get_visible
+from corridor.kit.errors import ValidationFailed
 from corridor.models.transfer import Quote, Transfer, TransferLeg
 from corridor.quotes import locks, repository
 from corridor.quotes.errors import QuoteExpired, QuoteUsed
@@ -28,12 +28,9 @@ async def get_quote(
 ) -> Quote:
     """The quote, if this caller may see it; another organization's id is simply unknown."""
     caller.require_customer_binding()
-    found = None
-    if looks_like_id(quote_id, "quo"):
-        found = await repository.quote(session, caller, quote_id, for_update=for_update)
-    if found is None:
-        raise NotFound("quote", quote_id)
-    return found
+    return await get_visible(
+        session, repository.visible_quotes(caller), quote_id, locked=for_update
+    )
 
 
 async def attach(

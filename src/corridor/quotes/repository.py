@@ -18,15 +18,6 @@ def visible_quotes(caller: Caller) -> Select[tuple[Quote]]:
     return statement
 
 
-async def quote(
-    session: AsyncSession, caller: Caller, quote_id: str, *, for_update: bool = False
-) -> Quote | None:
-    statement = visible_quotes(caller).where(Quote.id == quote_id)
-    if for_update:
-        statement = db.for_update(session, statement)
-    return (await session.execute(statement)).scalar_one_or_none()
-
-
 async def quote_of_organization(
     session: AsyncSession, organization_id: str, quote_id: str, *, for_update: bool = False
 ) -> Quote | None:

@@ -8,8 +8,7 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
-from corridor.kit.errors import NotFound
-from corridor.kit.ids import looks_like_id
+from corridor.kit.db import get_visible
 from corridor.models.transfer import Transfer, TransferLeg
 from corridor.transfers import events, repository
 from corridor.transfers.errors import TransferStateRefused
@@ -28,12 +27,9 @@ async def get_transfer(
 ) -> Transfer:
     """The transfer, if this caller may see it; another organization's id is simply unknown."""
     caller.require_customer_binding()
-    found = None
-    if looks_like_id(transfer_id, "tfr"):
-        found = await repository.transfer(session, caller, transfer_id, for_update=for_update)
-    if found is None:
-        raise NotFound("transfer", transfer_id)
-    return found
+    return await get_visible(
+        session, repository.visible_transfers(caller), transfer_id, locked=for_update
+    )
 
 
 async def load(

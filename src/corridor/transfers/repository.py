@@ -78,15 +78,6 @@ def filtered_transfers(caller: Caller, filters: TransferFilters) -> Select[tuple
     return statement
 
 
-async def transfer(
-    session: AsyncSession, caller: Caller, transfer_id: str, *, for_update: bool = False
-) -> Transfer | None:
-    statement = visible_transfers(caller).where(Transfer.id == transfer_id)
-    if for_update:
-        statement = db.for_update(session, statement)
-    return (await session.execute(statement)).scalar_one_or_none()
-
-
 async def transfer_by_id(
     session: AsyncSession, transfer_id: str, *, for_update: bool = False
 ) -> Transfer | None:

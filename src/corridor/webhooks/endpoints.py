@@ -13,7 +13,6 @@ from corridor.kit.pagination import ListResponse, PageRequest, page_request, pag
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
 from corridor.webhooks import history, service
-from corridor.webhooks.errors import OrganizationWide
 from corridor.webhooks.repository import MessageFilter
 from corridor.webhooks.rules import DeliveryStatus
 from corridor.webhooks.schemas import (
@@ -48,14 +47,6 @@ _ITERATOR = re.compile(r"^msg_[0-9a-z]{26}$")
 Page = Annotated[PageRequest, Depends(page_request)]
 
 
-def _organization_id(context: Context) -> str:
-    """Webhooks are the organization's: any caller with the scope, not bound to a customer."""
-    context.caller.require_scope(SCOPE)
-    if context.caller.customer_id is not None:
-        raise OrganizationWide()
-    return context.caller.organization_id
-
-
 # --- Endpoints ----------------------------------------------------------------------------
 
 
@@ -71,7 +62,7 @@ async def create_endpoint(body: EndpointCreate, context: Context) -> Response:
     it, signed with its secret (`GET …/secret`)."""
     endpoint = await service.create_endpoint(
         context.session,
-        organization_id=_organization_id(context),
+        caller=context.caller,
         url=body.url,
         description=body.description,
         event_types=body.event_types,
@@ -90,9 +81,7 @@ async def create_endpoint(body: EndpointCreate, context: Context) -> Response:
     summary="List webhook endpoints",
 )
 async def list_endpoints(context: Context, page: Page) -> ListResponse[EndpointRead]:
-    found = await service.list_endpoints(
-        context.session, organization_id=_organization_id(context), page=page
-    )
+    found = await service.list_endpoints(context.session, caller=context.caller, page=page)
     return ListResponse[EndpointRead].of(found, EndpointRead.of)
 
 
@@ -104,7 +93,7 @@ async def list_endpoints(context: Context, page: Page) -> ListResponse[EndpointR
 )
 async def get_endpoint(endpoint_id: str, context: Context) -> EndpointRead:
     endpoint = await service.get_endpoint(
-        context.session, organization_id=_organization_id(context), endpoint_id=endpoint_id
+        context.session, caller=context.caller, endpoint_id=endpoint_id
     )
     return EndpointRead.of(endpoint)
 
@@ -120,7 +109,7 @@ async def update_endpoint(endpoint_id: str, body: EndpointUpdate, context: Conte
     deliveries; `disabled: false` enables it again (a replay sends what it missed)."""
     endpoint = await service.update_endpoint(
         context.session,
-        organization_id=_organization_id(context),
+        caller=context.caller,
         endpoint_id=endpoint_id,
         changes={name: getattr(body, name) for name in body.model_fields_set},
         sandbox=context.settings.is_sandbox,
@@ -139,11 +128,10 @@ async def delete_endpoint(endpoint_id: str, context: Context) -> Response:
     """Its waiting deliveries are CANCELED; the messages stay in the history."""
     await service.delete_endpoint(
         context.session,
-        organization_id=_organization_id(context),
+        caller=context.caller,
         endpoint_id=endpoint_id,
         now=context.now(),
     )
-    await context.session.commit()
     return Response(status_code=204)
 
 
@@ -155,7 +143,7 @@ async def delete_endpoint(endpoint_id: str, context: Context) -> Response:
 )
 async def get_secret(endpoint_id: str, context: Context) -> SecretRead:
     endpoint = await service.get_endpoint(
-        context.session, organization_id=_organization_id(context), endpoint_id=endpoint_id
+        context.session, caller=context.caller, endpoint_id=endpoint_id
     )
     return SecretRead(key=endpoint.secret)
 
@@ -175,7 +163,7 @@ async def rotate_secret(
     secret too, so receivers can switch without losing a message."""
     key = await service.rotate_secret(
         context.session,
-        organization_id=_organization_id(context),
+        caller=context.caller,
         endpoint_id=endpoint_id,
         key=body.key if body is not None else None,
         now=context.now(),
@@ -196,7 +184,7 @@ async def replay(endpoint_id: str, body: ReplayRequest, context: Context) -> Res
     call again for the rest."""
     replayed = await service.replay_failed(
         context.session,
-        organization_id=_organization_id(context),
+        caller=context.caller,
         endpoint_id=endpoint_id,
         since=body.since,
         until=body.until,
@@ -228,7 +216,6 @@ def _event_types(value: str | None) -> tuple[str, ...]:
 
 
 def message_filter(
-    context: Context,
     endpoint_id: Annotated[
         str | None,
         Query(
@@ -267,7 +254,7 @@ def message_filter(
     if iterator is not None and not _ITERATOR.match(iterator):
         raise ValidationFailed("iterator", "not an iterator returned by this list")
     return MessageFilter(
-        organization_id=_organization_id(context),
+        organization_id="",  # the service sets the caller's
         endpoint_id=endpoint_id,
         status=status.value if status is not None else None,
         event_types=_event_types(event_types),
@@ -296,7 +283,9 @@ async def list_messages(
 ) -> MessageList:
     """Newest first. Pages stay stable while new messages arrive: pass `iterator` on until
     `done`. `available` is false when message history is switched off."""
-    found = await history.list_messages(context.session, query=query, settings=context.settings)
+    found = await history.list_messages(
+        context.session, caller=context.caller, query=query, settings=context.settings
+    )
     return MessageList(
         available=found.available,
         data=[_message_read(view) for view in found.items],
@@ -313,9 +302,7 @@ async def list_messages(
 )
 async def get_message(message_id: str, context: Context) -> MessageDetail:
     """The message with its payload and its status at each endpoint."""
-    found = await history.get_message(
-        context.session, organization_id=_organization_id(context), message_id=message_id
-    )
+    found = await history.get_message(context.session, caller=context.caller, message_id=message_id)
     event = found.view.event
     return MessageDetail(
         **_message_read(found.view).model_dump(),
@@ -352,7 +339,7 @@ async def list_attempts(
     """Newest first: status code, the start of the answer, duration, and any error."""
     found = await history.list_attempts(
         context.session,
-        organization_id=_organization_id(context),
+        caller=context.caller,
         message_id=message_id,
         endpoint_id=endpoint_id,
         page=page,
@@ -376,7 +363,7 @@ async def resend_message(
     the workers send it in the background with a new round of attempts."""
     endpoint_ids = await history.resend(
         context.session,
-        organization_id=_organization_id(context),
+        caller=context.caller,
         message_id=message_id,
         endpoint_id=body.endpoint_id if body is not None else None,
         now=context.now(),

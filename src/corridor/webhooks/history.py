@@ -7,14 +7,15 @@ A message is an outbox event; its status is the status of its delivery to one en
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from corridor.auth.callers import Caller
 from corridor.config import Settings
-from corridor.kit.errors import NotFound
+from corridor.kit.db import get_visible
 from corridor.kit.ids import new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.event import Event
@@ -31,6 +32,7 @@ from corridor.webhooks.rules import (
     overall_status,
     payload,
 )
+from corridor.webhooks.service import endpoint_of, organization_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,14 +64,16 @@ async def history_available(
 
 
 async def list_messages(
-    session: AsyncSession, *, query: MessageFilter, settings: Settings
+    session: AsyncSession, *, caller: Caller, query: MessageFilter, settings: Settings
 ) -> MessagePage:
+    """The organization's messages newest first (`query.organization_id` is the caller's)."""
+    query = replace(query, organization_id=organization_of(caller))
     if not await history_available(
         session, organization_id=query.organization_id, settings=settings
     ):
         return MessagePage(available=False, items=[], iterator=None, done=True)
     if query.endpoint_id is not None:
-        await _live_endpoint(session, query.organization_id, query.endpoint_id)
+        await endpoint_of(session, query.organization_id, query.endpoint_id)
     rows, more = await repository.message_page(session, query)
     overall = await _overall_statuses(session, [event for event, delivery in rows if not delivery])
     items = [
@@ -118,10 +122,8 @@ class MessageDetail:
     deliveries: list[WebhookDelivery]
 
 
-async def get_message(
-    session: AsyncSession, *, organization_id: str, message_id: str
-) -> MessageDetail:
-    event = await _message(session, organization_id, message_id)
+async def get_message(session: AsyncSession, *, caller: Caller, message_id: str) -> MessageDetail:
+    event = await _message(session, organization_of(caller), message_id)
     deliveries = await repository.deliveries_of_message(session, event.id)
     view = (await _overall_statuses(session, [event]))[event.id]
     return MessageDetail(view=view, deliveries=deliveries)
@@ -130,11 +132,12 @@ async def get_message(
 async def list_attempts(
     session: AsyncSession,
     *,
-    organization_id: str,
+    caller: Caller,
     message_id: str,
     endpoint_id: str | None,
     page: PageRequest,
 ) -> Page[WebhookAttempt]:
+    organization_id = organization_of(caller)
     await _message(session, organization_id, message_id)
     statement = repository.attempts_of_message(organization_id, message_id, endpoint_id)
     return await fetch_page(session, statement, WebhookAttempt.id, page)
@@ -143,7 +146,7 @@ async def list_attempts(
 async def resend(
     session: AsyncSession,
     *,
-    organization_id: str,
+    caller: Caller,
     message_id: str,
     endpoint_id: str | None,
     now: datetime,
@@ -151,7 +154,7 @@ async def resend(
     """Queue the message again, to one endpoint or to every enabled endpoint it went to.
 
     Returns the endpoints it is queued for; an attempt in flight is left to finish."""
-    event = await _message(session, organization_id, message_id)
+    event = await _message(session, organization_of(caller), message_id)
     if event.dispatched_at is None:
         raise MessageNotSentYet()
     if endpoint_id is not None:
@@ -173,9 +176,7 @@ async def resend(
 
 async def _resend_to(session: AsyncSession, event: Event, endpoint_id: str, now: datetime) -> None:
     # Locked, so two resends never both create the endpoint's first delivery of the message.
-    endpoint = await repository.lock_endpoint(session, event.organization_id, endpoint_id)
-    if endpoint is None:
-        raise NotFound("webhook endpoint", endpoint_id)
+    endpoint = await endpoint_of(session, event.organization_id, endpoint_id, locked=True)
     if endpoint.disabled:
         raise EndpointDisabled("resend to it")
     delivery = await repository.delivery_of(session, event.id, endpoint.id)
@@ -203,16 +204,4 @@ async def _resend_to(session: AsyncSession, event: Event, endpoint_id: str, now:
 
 
 async def _message(session: AsyncSession, organization_id: str, message_id: str) -> Event:
-    event = await repository.message(session, organization_id, message_id)
-    if event is None:
-        raise NotFound("webhook message", message_id)
-    return event
-
-
-async def _live_endpoint(
-    session: AsyncSession, organization_id: str, endpoint_id: str
-) -> WebhookEndpoint:
-    endpoint = await repository.endpoint(session, organization_id, endpoint_id)
-    if endpoint is None:
-        raise NotFound("webhook endpoint", endpoint_id)
-    return endpoint
+    return await get_visible(session, repository.messages_of(organization_id), message_id)

@@ -36,24 +36,6 @@ def endpoints_of(organization_id: str) -> Select[tuple[WebhookEndpoint]]:
     )
 
 
-async def endpoint(
-    session: AsyncSession, organization_id: str, endpoint_id: str
-) -> WebhookEndpoint | None:
-    statement = endpoints_of(organization_id).where(WebhookEndpoint.id == endpoint_id)
-    return (await session.execute(statement)).scalar_one_or_none()
-
-
-async def lock_endpoint(
-    session: AsyncSession, organization_id: str, endpoint_id: str
-) -> WebhookEndpoint | None:
-    """The live endpoint, locked until the transaction ends (its secrets are read-modify-write)."""
-    rows = await db.lock_rows(session, WebhookEndpoint, [endpoint_id])
-    found = rows[0] if rows else None
-    if found is None or found.organization_id != organization_id or found.deleted_at is not None:
-        return None
-    return found
-
-
 async def lock_organization(session: AsyncSession, organization_id: str) -> None:
     await db.lock_rows(session, Organization, [organization_id])
 
@@ -264,11 +246,8 @@ async def delivery_status_counts(
     return [StatusCount(*row) for row in await session.execute(statement)]
 
 
-async def message(session: AsyncSession, organization_id: str, message_id: str) -> Event | None:
-    statement = select(Event).where(
-        Event.id == message_id, Event.organization_id == organization_id
-    )
-    return (await session.execute(statement)).scalar_one_or_none()
+def messages_of(organization_id: str) -> Select[tuple[Event]]:
+    return select(Event).where(Event.organization_id == organization_id)
 
 
 async def deliveries_of_message(session: AsyncSession, message_id: str) -> list[WebhookDelivery]:

@@ -8,15 +8,18 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from corridor.auth.callers import Caller
 from corridor.kit.clock import as_utc
-from corridor.kit.errors import NotFound, ValidationFailed
+from corridor.kit.db import get_visible
+from corridor.kit.errors import ValidationFailed
 from corridor.kit.ids import new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.webhook import WebhookEndpoint
 from corridor.webhooks import repository, signing, urls
-from corridor.webhooks.errors import EndpointDisabled, EndpointLimitReached
+from corridor.webhooks.errors import EndpointDisabled, EndpointLimitReached, OrganizationWide
 from corridor.webhooks.rules import DisabledReason
 
+SCOPE = "webhooks:manage"
 endpoints_per_organization_max = 100
 # A replay queues at most this many deliveries; `complete: false` says to call again.
 replay_deliveries_max = 10_000
@@ -38,6 +41,24 @@ def utc(moment: datetime, *, field: str) -> datetime:
         raise ValidationFailed(field, "is outside the range of UTC times") from None
 
 
+def organization_of(caller: Caller) -> str:
+    """Webhooks are the organization's: any caller with webhooks:manage that is not bound
+    to one customer (agent keys, platform sessions and on-behalf-of calls are)."""
+    caller.require_scope(SCOPE)
+    if caller.customer_id is not None:
+        raise OrganizationWide()
+    return caller.organization_id
+
+
+async def endpoint_of(
+    session: AsyncSession, organization_id: str, endpoint_id: str, *, locked: bool = False
+) -> WebhookEndpoint:
+    """A live endpoint of the organization (locked when asked: its secrets are
+    read-modify-write), or 404."""
+    visible = repository.endpoints_of(organization_id)
+    return await get_visible(session, visible, endpoint_id, locked=locked)
+
+
 def checked_secret(secret: str, *, field: str) -> str:
     try:
         signing.secret_key_bytes(secret)
@@ -49,7 +70,7 @@ def checked_secret(secret: str, *, field: str) -> str:
 async def create_endpoint(
     session: AsyncSession,
     *,
-    organization_id: str,
+    caller: Caller,
     url: str,
     description: str | None,
     event_types: list[str],
@@ -58,6 +79,7 @@ async def create_endpoint(
     sandbox: bool,
     now: datetime,
 ) -> WebhookEndpoint:
+    organization_id = organization_of(caller)
     checked_url(url, sandbox=sandbox)
     key = checked_secret(secret, field="secret") if secret is not None else signing.new_secret()
     # Locked, so concurrent creates cannot together pass the limit.
@@ -85,42 +107,35 @@ async def create_endpoint(
 
 
 async def list_endpoints(
-    session: AsyncSession, *, organization_id: str, page: PageRequest
+    session: AsyncSession, *, caller: Caller, page: PageRequest
 ) -> Page[WebhookEndpoint]:
-    return await fetch_page(
-        session, repository.endpoints_of(organization_id), WebhookEndpoint.id, page
-    )
+    statement = repository.endpoints_of(organization_of(caller))
+    return await fetch_page(session, statement, WebhookEndpoint.id, page)
+
+
+async def endpoint_secret(session: AsyncSession, *, caller: Caller, endpoint_id: str) -> str:
+    """The secret that signs the endpoint's deliveries now."""
+    endpoint = await endpoint_of(session, organization_of(caller), endpoint_id)
+    return endpoint.secret
 
 
 async def get_endpoint(
-    session: AsyncSession, *, organization_id: str, endpoint_id: str
+    session: AsyncSession, *, caller: Caller, endpoint_id: str
 ) -> WebhookEndpoint:
-    endpoint = await repository.endpoint(session, organization_id, endpoint_id)
-    if endpoint is None:
-        raise NotFound("webhook endpoint", endpoint_id)
-    return endpoint
-
-
-async def _locked_endpoint(
-    session: AsyncSession, organization_id: str, endpoint_id: str
-) -> WebhookEndpoint:
-    endpoint = await repository.lock_endpoint(session, organization_id, endpoint_id)
-    if endpoint is None:
-        raise NotFound("webhook endpoint", endpoint_id)
-    return endpoint
+    return await endpoint_of(session, organization_of(caller), endpoint_id)
 
 
 async def update_endpoint(
     session: AsyncSession,
     *,
-    organization_id: str,
+    caller: Caller,
     endpoint_id: str,
     changes: dict[str, Any],
     sandbox: bool,
     now: datetime,
 ) -> WebhookEndpoint:
     """Apply the fields sent: url, description, event_types, disabled."""
-    endpoint = await _locked_endpoint(session, organization_id, endpoint_id)
+    endpoint = await endpoint_of(session, organization_of(caller), endpoint_id, locked=True)
     if "url" in changes:
         endpoint.url = checked_url(changes["url"], sandbox=sandbox)
     if "description" in changes:
@@ -148,10 +163,10 @@ async def _set_disabled(
 
 
 async def delete_endpoint(
-    session: AsyncSession, *, organization_id: str, endpoint_id: str, now: datetime
+    session: AsyncSession, *, caller: Caller, endpoint_id: str, now: datetime
 ) -> None:
     """The endpoint disappears from the API; its waiting deliveries are CANCELED."""
-    endpoint = await _locked_endpoint(session, organization_id, endpoint_id)
+    endpoint = await endpoint_of(session, organization_of(caller), endpoint_id, locked=True)
     endpoint.deleted_at = now
     endpoint.updated_at = now
     await session.flush()
@@ -161,15 +176,16 @@ async def delete_endpoint(
 async def rotate_secret(
     session: AsyncSession,
     *,
-    organization_id: str,
+    caller: Caller,
     endpoint_id: str,
     key: str | None,
     now: datetime,
 ) -> str:
     """Replace the signing secret. The replaced one keeps signing deliveries (beside the new
     one) for 24 hours; at most 5 replaced secrets are kept."""
+    organization_id = organization_of(caller)
     new_key = checked_secret(key, field="key") if key is not None else signing.new_secret()
-    endpoint = await _locked_endpoint(session, organization_id, endpoint_id)
+    endpoint = await endpoint_of(session, organization_id, endpoint_id, locked=True)
     if new_key == endpoint.secret:
         raise ValidationFailed("key", "must differ from the current secret")
     previous = [signing.PreviousSecret.from_document(item) for item in endpoint.previous_secrets]
@@ -194,7 +210,7 @@ class Replay:
 async def replay_failed(
     session: AsyncSession,
     *,
-    organization_id: str,
+    caller: Caller,
     endpoint_id: str,
     since: datetime,
     until: datetime | None,
@@ -202,11 +218,12 @@ async def replay_failed(
 ) -> Replay:
     """Queue the endpoint's FAIL and CANCELED deliveries of messages created in [since, until)
     for a new round of attempts; the workers send them in the background."""
+    organization_id = organization_of(caller)
     since = utc(since, field="since")
     until = min(utc(until, field="until"), now) if until is not None else now
     if since >= until:
         raise ValidationFailed("since", "must be before `until` and before now")
-    endpoint = await _locked_endpoint(session, organization_id, endpoint_id)
+    endpoint = await endpoint_of(session, organization_id, endpoint_id, locked=True)
     if endpoint.disabled:
         raise EndpointDisabled("replay to it")
     ids = await repository.replayable_delivery_ids(

@@ -7,8 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Response
 
-from corridor.auth.callers import Caller
-from corridor.customers import onboarding, service
+from corridor.customers import onboarding, reading, service
 from corridor.customers.entity_schemas import AssociatedEntityRead
 from corridor.customers.onboarding_endpoints import router as onboarding_router
 from corridor.customers.schemas import (
@@ -26,27 +25,14 @@ from corridor.customers.schemas import (
     SandboxVerificationStatus,
     VerificationStatusRead,
 )
-from corridor.customers.states import CustomerStatus, CustomerType, capabilities
-from corridor.kit.errors import SandboxOnly, ValidationFailed
+from corridor.customers.states import CustomerStatus, CustomerType
 from corridor.kit.pagination import ListResponse, PageRequest, page_request
-from corridor.models.customer import Customer
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 
-EXPANSIONS = ("accounts", "associatedEntities", "verification")
 TAGS: list[str] = ["Customers"]
-
-
-def reader(context: Context) -> Caller:
-    context.caller.require_scope("customers:read")
-    return context.caller
-
-
-def writer(context: Context) -> Caller:
-    context.caller.require_scope("customers:write")
-    return context.caller
 
 
 @router.post(
@@ -59,7 +45,7 @@ def writer(context: Context) -> Caller:
 async def create_individual_customer(body: IndividualCustomerCreate, context: Context) -> Response:
     """The customer starts INCOMPLETE; `tosAcceptanceId` must be an ACCEPTED acceptance."""
     customer = await service.create_individual(
-        context.session, caller=writer(context), data=body, now=context.now()
+        context.session, caller=context.caller, data=body, now=context.now()
     )
     return await context.respond(CustomerRead.of(customer), status=201)
 
@@ -74,7 +60,7 @@ async def create_individual_customer(body: IndividualCustomerCreate, context: Co
 async def create_business_customer(body: BusinessCustomerCreate, context: Context) -> Response:
     """The customer starts INCOMPLETE; add associated entities before submitting it."""
     customer = await service.create_business(
-        context.session, caller=writer(context), data=body, now=context.now()
+        context.session, caller=context.caller, data=body, now=context.now()
     )
     return await context.respond(CustomerRead.of(customer), status=201)
 
@@ -90,21 +76,13 @@ async def list_customers(
     email: Annotated[str | None, Query(max_length=320, description="Exact email")] = None,
 ) -> ListResponse[CustomerRead]:
     result = await service.list_customers(
-        context.session, caller=reader(context), page=page, status=status, type_=type, email=email
+        context.session, caller=context.caller, page=page, status=status, type_=type, email=email
     )
     return ListResponse[CustomerRead].of(result, CustomerRead.of)
 
 
 def _expansions(expand: str | None) -> list[str]:
-    if not expand:
-        return []
-    wanted = [part.strip() for part in expand.split(",") if part.strip()]
-    for part in wanted:
-        if part not in EXPANSIONS:
-            raise ValidationFailed(
-                "expand", f"unknown expansion {part!r}; use {', '.join(EXPANSIONS)}"
-            )
-    return wanted
+    return [part.strip() for part in (expand or "").split(",") if part.strip()]
 
 
 @router.get(
@@ -127,25 +105,24 @@ async def get_customer(
 ) -> Response:
     """Expanded parts appear only when asked for: `accounts` (balance accounts, without
     balances), `associatedEntities`, `verification` (as GET …/verification-status)."""
-    expansions = _expansions(expand)
-    customer = await service.get_customer(
-        context.session, caller=reader(context), customer_id=customer_id
+    view = await reading.read_customer(
+        context.session,
+        caller=context.caller,
+        customer_id=customer_id,
+        expand=_expansions(expand),
     )
-    body = CustomerRead.of(customer).to_json_dict()
-    for expansion in expansions:
-        body[expansion] = await _expansion(context, customer, expansion)
+    body = CustomerRead.of(view.customer).to_json_dict()
+    if view.accounts is not None:
+        body["accounts"] = [
+            CustomerAccount.model_validate(account).to_json_dict() for account in view.accounts
+        ]
+    if view.associated_entities is not None:
+        body["associatedEntities"] = [
+            AssociatedEntityRead.of(entity).to_json_dict() for entity in view.associated_entities
+        ]
+    if view.verification is not None:
+        body["verification"] = view.verification.to_json_dict()
     return Response(json.dumps(body, ensure_ascii=False), media_type="application/json")
-
-
-async def _expansion(context: Context, customer: Customer, expansion: str) -> object:
-    session = context.session
-    if expansion == "accounts":
-        accounts = await service.balance_accounts(session, customer)
-        return [CustomerAccount.model_validate(account).to_json_dict() for account in accounts]
-    if expansion == "associatedEntities":
-        entities = await service.associated_entities(session, customer)
-        return [AssociatedEntityRead.of(entity).to_json_dict() for entity in entities]
-    return (await onboarding.verification_status(session, customer)).to_json_dict()
 
 
 @router.patch(
@@ -158,7 +135,7 @@ async def update_customer(customer_id: str, body: CustomerUpdate, context: Conte
     """Only the fields sent change. An ARCHIVED customer cannot be changed (409)."""
     customer = await service.update_customer(
         context.session,
-        caller=writer(context),
+        caller=context.caller,
         customer_id=customer_id,
         changes=body,
         now=context.now(),
@@ -175,7 +152,7 @@ async def update_customer(customer_id: str, body: CustomerUpdate, context: Conte
 async def archive_customer(customer_id: str, context: Context) -> Response:
     """Final: an archived customer is kept for the record and can no longer change."""
     customer = await service.archive_customer(
-        context.session, caller=writer(context), customer_id=customer_id, now=context.now()
+        context.session, caller=context.caller, customer_id=customer_id, now=context.now()
     )
     return await context.respond(CustomerRead.of(customer))
 
@@ -189,10 +166,9 @@ async def archive_customer(customer_id: str, context: Context) -> Response:
 async def get_capabilities(customer_id: str, context: Context) -> CapabilitiesRead:
     """ACTIVE customers have every capability ACTIVE; customers still being verified have
     them PENDING; rejected, suspended and archived customers INACTIVE."""
-    customer = await service.get_customer(
-        context.session, caller=reader(context), customer_id=customer_id
+    customer, granted = await reading.read_capabilities(
+        context.session, caller=context.caller, customer_id=customer_id
     )
-    granted = capabilities(CustomerStatus(customer.status))
     return CapabilitiesRead(
         customer_id=customer.id,
         capabilities=[CapabilityRead(name=name, status=status) for name, status in granted.items()],
@@ -209,10 +185,9 @@ async def get_compliance_requirements(
     customer_id: str, context: Context
 ) -> ComplianceRequirementsRead:
     """All must be satisfied before the customer can be submitted for verification."""
-    customer = await service.get_customer(
-        context.session, caller=reader(context), customer_id=customer_id
+    customer, found = await reading.read_compliance_requirements(
+        context.session, caller=context.caller, customer_id=customer_id
     )
-    found = await service.compliance_requirements(context.session, customer)
     return ComplianceRequirementsRead(
         customer_id=customer.id,
         satisfied=all(requirement.satisfied for requirement in found),
@@ -231,14 +206,14 @@ async def save_individual_verification(
 ) -> Response:
     """Saves the answers given (others keep their saved value). The status does not change:
     submit the customer when every requirement is met. 409 for a business customer."""
-    customer = await onboarding.save_individual_verification(
+    status = await onboarding.save_individual_verification(
         context.session,
-        caller=writer(context),
+        caller=context.caller,
         customer_id=customer_id,
         answers=body,
         now=context.now(),
     )
-    return await context.respond(await onboarding.verification_status(context.session, customer))
+    return await context.respond(status)
 
 
 @router.put(
@@ -252,14 +227,14 @@ async def save_business_verification(
 ) -> Response:
     """Saves the answers given (others keep their saved value). The status does not change:
     submit the customer when every requirement is met. 409 for an individual customer."""
-    customer = await onboarding.save_business_verification(
+    status = await onboarding.save_business_verification(
         context.session,
-        caller=writer(context),
+        caller=context.caller,
         customer_id=customer_id,
         answers=body,
         now=context.now(),
     )
-    return await context.respond(await onboarding.verification_status(context.session, customer))
+    return await context.respond(status)
 
 
 @router.post(
@@ -273,7 +248,7 @@ async def submit_verification(customer_id: str, context: Context) -> Response:
     each missing one in `errors`); RFI_PENDING → UNDER_REVIEW when every step of the
     request for information is complete."""
     customer = await service.submit_verification(
-        context.session, caller=writer(context), customer_id=customer_id, now=context.now()
+        context.session, caller=context.caller, customer_id=customer_id, now=context.now()
     )
     return await context.respond(CustomerRead.of(customer))
 
@@ -285,10 +260,9 @@ async def submit_verification(customer_id: str, context: Context) -> Response:
     summary="Verification status of a customer",
 )
 async def get_verification_status(customer_id: str, context: Context) -> VerificationStatusRead:
-    customer = await service.get_customer(
-        context.session, caller=reader(context), customer_id=customer_id
+    return await reading.read_verification_status(
+        context.session, caller=context.caller, customer_id=customer_id
     )
-    return await onboarding.verification_status(context.session, customer)
 
 
 @router.post(
@@ -303,15 +277,13 @@ async def set_verification_status_in_sandbox(
     """Stands in for the verification decision, walking the legal moves to the status
     asked for (INCOMPLETE → ACTIVE passes UNDER_REVIEW). ACTIVE opens the balance
     accounts; RFI_PENDING raises a request for information. 403 `sandbox_only` in production."""
-    if not context.settings.is_sandbox:
-        raise SandboxOnly()
-    context.caller.require_scope("sandbox:write")
     customer = await service.set_status_in_sandbox(
         context.session,
         caller=context.caller,
         customer_id=customer_id,
         target=CustomerStatus(body.status.value),
         reason=body.reason,
+        sandbox=context.settings.is_sandbox,
         now=context.now(),
     )
     return await context.respond(CustomerRead.of(customer))

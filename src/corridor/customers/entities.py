@@ -19,10 +19,13 @@ from corridor.customers.entity_schemas import (
 )
 from corridor.customers.errors import CustomerArchived, FieldProblems, WrongCustomerType
 from corridor.customers.states import CustomerStatus, CustomerType
-from corridor.kit.errors import NotFound, ValidationFailed
-from corridor.kit.ids import looks_like_id, new_id
+from corridor.kit.db import get_visible
+from corridor.kit.errors import ValidationFailed
+from corridor.kit.ids import new_id
 from corridor.models.customer import AssociatedEntity, Customer
 
+READ_SCOPE = "customers:read"
+WRITE_SCOPE = "customers:write"
 associated_entities_per_customer_max = 25
 ownership_basis_points_max = 10_000
 
@@ -41,6 +44,7 @@ async def business_customer(
 
 
 async def _editable_business(session: AsyncSession, caller: Caller, customer_id: str) -> Customer:
+    caller.require_scope(WRITE_SCOPE)
     customer = await business_customer(
         session, caller=caller, customer_id=customer_id, for_update=True
     )
@@ -52,19 +56,24 @@ async def _editable_business(session: AsyncSession, caller: Caller, customer_id:
 async def get_entity(
     session: AsyncSession, *, caller: Caller, customer_id: str, entity_id: str
 ) -> tuple[Customer, AssociatedEntity]:
+    """The entity of a business customer the caller may see (no scope check: callers
+    check their own)."""
     customer = await business_customer(session, caller=caller, customer_id=customer_id)
     return customer, await _entity(session, customer, entity_id)
 
 
-async def _entity(session: AsyncSession, customer: Customer, entity_id: str) -> AssociatedEntity:
-    entity = (
-        await repository.associated_entity(session, customer, entity_id)
-        if looks_like_id(entity_id, "ae")
-        else None
+async def read_entity(
+    session: AsyncSession, *, caller: Caller, customer_id: str, entity_id: str
+) -> AssociatedEntity:
+    caller.require_scope(READ_SCOPE)
+    _, entity = await get_entity(
+        session, caller=caller, customer_id=customer_id, entity_id=entity_id
     )
-    if entity is None:
-        raise NotFound("associated entity", entity_id)
     return entity
+
+
+async def _entity(session: AsyncSession, customer: Customer, entity_id: str) -> AssociatedEntity:
+    return await get_visible(session, repository.entities_of(customer), entity_id)
 
 
 async def create_entity(

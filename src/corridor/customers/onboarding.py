@@ -10,22 +10,21 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.auth.secrets import hash_secret, random_token
-from corridor.customers import diligence, repository, requirements, service, states
+from corridor.customers import diligence, entities, reading, repository, service, states
 from corridor.customers.errors import CustomerArchived, FieldProblems, WrongCustomerType
+from corridor.customers.requirements import Requirement
 from corridor.customers.schemas import (
     BusinessVerification,
-    IdDocumentRead,
     IndividualVerification,
     TermsOfServiceCreate,
     TermsOfServiceRead,
-    VerificationAnswersRead,
     VerificationStatusRead,
 )
 from corridor.customers.states import CustomerStatus, CustomerType
 from corridor.kit.clock import isoformat_z
+from corridor.kit.db import get_visible
 from corridor.kit.errors import InvalidState, NotFound
-from corridor.kit.ids import looks_like_id, new_id
-from corridor.kit.schemas import Amount
+from corridor.kit.ids import new_id
 from corridor.models.customer import (
     AssociatedEntity,
     Customer,
@@ -38,6 +37,8 @@ from corridor.models.event import emit
 terms_of_service_version = "2026-01-01"
 verification_session_lifetime_s = 7 * 24 * 60 * 60
 verification_token_chars = 40
+READ_SCOPE = "customers:read"
+WRITE_SCOPE = "customers:write"
 
 
 # --- Terms of service ---------------------------------------------------------------------
@@ -46,6 +47,7 @@ verification_token_chars = 40
 async def start_terms_of_service(
     session: AsyncSession, *, caller: Caller, data: TermsOfServiceCreate, now: datetime
 ) -> TermsOfServiceAcceptance:
+    caller.require_scope(WRITE_SCOPE)
     acceptance = TermsOfServiceAcceptance(
         id=new_id("tos"),
         organization_id=caller.organization_id,
@@ -64,16 +66,11 @@ async def start_terms_of_service(
 
 
 async def get_terms_of_service(
-    session: AsyncSession, *, caller: Caller, acceptance_id: str, for_update: bool = False
+    session: AsyncSession, *, caller: Caller, acceptance_id: str
 ) -> TermsOfServiceAcceptance:
-    if not looks_like_id(acceptance_id, "tos"):
-        raise NotFound("terms-of-service acceptance", acceptance_id)
-    acceptance = await repository.terms_of_service_acceptance(
-        session, caller.organization_id, acceptance_id, for_update=for_update
-    )
-    if acceptance is None:
-        raise NotFound("terms-of-service acceptance", acceptance_id)
-    return acceptance
+    caller.require_scope(READ_SCOPE)
+    visible = repository.terms_of_service_acceptances(caller.organization_id)
+    return await get_visible(session, visible, acceptance_id)
 
 
 async def accept_terms_of_service(
@@ -85,9 +82,9 @@ async def accept_terms_of_service(
     user_agent: str | None,
     now: datetime,
 ) -> TermsOfServiceAcceptance:
-    acceptance = await get_terms_of_service(
-        session, caller=caller, acceptance_id=acceptance_id, for_update=True
-    )
+    caller.require_scope(WRITE_SCOPE)
+    visible = repository.terms_of_service_acceptances(caller.organization_id)
+    acceptance = await get_visible(session, visible, acceptance_id, locked=True)
     if acceptance.status != "PENDING":
         raise InvalidState(
             "These terms of service are accepted already", current_status=acceptance.status
@@ -112,6 +109,7 @@ async def accept_terms_of_service(
 async def _editable_customer(
     session: AsyncSession, caller: Caller, customer_id: str, wanted: CustomerType, action: str
 ) -> Customer:
+    caller.require_scope(WRITE_SCOPE)
     customer = await service.get_customer(
         session, caller=caller, customer_id=customer_id, for_update=True
     )
@@ -129,9 +127,9 @@ async def save_individual_verification(
     customer_id: str,
     answers: IndividualVerification,
     now: datetime,
-) -> Customer:
+) -> VerificationStatusRead:
     """Answers that are customer fields go there; the rest is kept in `verification`.
-    Saving never changes the status: submitting does."""
+    Saving never changes the status: submitting does. Answers the verification status."""
     customer = await _editable_customer(
         session, caller, customer_id, CustomerType.INDIVIDUAL, "save individual verification"
     )
@@ -151,7 +149,7 @@ async def save_individual_verification(
     if sent:
         customer.updated_at = now
         service.emit_customer_event(session, customer, "customer.updated", now)
-    return customer
+    return await reading.verification_status(session, customer)
 
 
 async def save_business_verification(
@@ -161,7 +159,7 @@ async def save_business_verification(
     customer_id: str,
     answers: BusinessVerification,
     now: datetime,
-) -> Customer:
+) -> VerificationStatusRead:
     customer = await _editable_customer(
         session, caller, customer_id, CustomerType.BUSINESS, "save business verification"
     )
@@ -181,45 +179,7 @@ async def save_business_verification(
     if answers.model_fields_set:
         customer.updated_at = now
         service.emit_customer_event(session, customer, "customer.updated", now)
-    return customer
-
-
-def verification_answers(customer: Customer) -> VerificationAnswersRead:
-    """The saved answers, with document numbers cut to their last four characters."""
-    saved: dict[str, Any] = customer.verification or {}
-    document = saved.get("idDocument")
-    volume = saved.get("expectedMonthlyVolume")
-    return VerificationAnswersRead(
-        id_document=IdDocumentRead(
-            type=document["type"],
-            number_last4=document["number"][-4:],
-            issuing_country=document["issuingCountry"],
-            expires_on=document.get("expiresOn"),
-        )
-        if document
-        else None,
-        business_type=saved.get("businessType"),
-        industry=saved.get("industry"),
-        source_of_funds=saved.get("sourceOfFunds"),
-        expected_monthly_volume=Amount.of(int(volume["value"]), volume["currency"])
-        if volume
-        else None,
-    )
-
-
-async def verification_status(session: AsyncSession, customer: Customer) -> VerificationStatusRead:
-    unmet = requirements.missing(await service.compliance_requirements(session, customer))
-    rfi = await repository.pending_rfi(session, customer)
-    return VerificationStatusRead(
-        customer_id=customer.id,
-        status=CustomerStatus(customer.status),
-        status_reason=customer.status_reason,
-        submitted_at=customer.submitted_at,
-        requirements_satisfied=not unmet,
-        missing_requirements=[item.code for item in unmet],
-        pending_rfi_id=rfi.id if rfi else None,
-        answers=verification_answers(customer),
-    )
+    return await reading.verification_status(session, customer)
 
 
 # --- Verification sessions ----------------------------------------------------------------
@@ -264,16 +224,52 @@ def verification_url(base_url: str, started: StartedSession) -> str:
     return f"{base_url.rstrip('/')}/verify/{started.verification_session.id}?token={started.token}"
 
 
-async def get_verification_session(
-    session: AsyncSession, *, caller: Caller, session_id: str
-) -> VerificationSession:
+async def start_customer_verification(
+    session: AsyncSession, *, caller: Caller, customer_id: str, now: datetime
+) -> StartedSession:
+    """A hosted verification session for the customer (its URL's token is shown once)."""
+    caller.require_scope(WRITE_SCOPE)
+    customer = await service.get_customer(session, caller=caller, customer_id=customer_id)
+    return await start_verification_session(session, customer=customer, now=now)
+
+
+async def start_entity_verification(
+    session: AsyncSession, *, caller: Caller, customer_id: str, entity_id: str, now: datetime
+) -> StartedSession:
+    """A hosted verification session for an associated entity of a business customer."""
+    caller.require_scope(WRITE_SCOPE)
+    customer, entity = await entities.get_entity(
+        session, caller=caller, customer_id=customer_id, entity_id=entity_id
+    )
+    return await start_verification_session(session, customer=customer, entity=entity, now=now)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionConfiguration:
+    verification_session: VerificationSession
+    subject_type: CustomerType
+    status: str
+    steps: list[str]
+    requirements: list[Requirement]
+
+
+async def verification_session_configuration(
+    session: AsyncSession, *, caller: Caller, session_id: str, now: datetime
+) -> SessionConfiguration:
+    """What the hosted page collects, and the customer's requirements as they stand."""
+    caller.require_scope(READ_SCOPE)
     caller.require_customer_binding()
-    if not looks_like_id(session_id, "vs"):
-        raise NotFound("verification session", session_id)
-    found = await repository.verification_session(session, caller, session_id)
-    if found is None:
-        raise NotFound("verification session", session_id)
-    return found
+    found = await get_visible(session, repository.visible_verification_sessions(caller), session_id)
+    customer = await service.get_customer(session, caller=caller, customer_id=found.customer_id)
+    for_entity = found.associated_entity_id is not None
+    subject_type = CustomerType.INDIVIDUAL if for_entity else CustomerType(customer.type)
+    return SessionConfiguration(
+        verification_session=found,
+        subject_type=subject_type,
+        status=session_status(found, now),
+        steps=verification_steps(subject_type, for_entity=for_entity),
+        requirements=await service.compliance_requirements(session, customer),
+    )
 
 
 def session_status(verification_session: VerificationSession, now: datetime) -> str:
@@ -296,6 +292,7 @@ def verification_steps(subject_type: CustomerType, *, for_entity: bool) -> list[
 async def pending_rfi(
     session: AsyncSession, *, caller: Caller, customer_id: str
 ) -> EnhancedDiligenceRfi:
+    caller.require_scope(READ_SCOPE)
     customer = await service.get_customer(session, caller=caller, customer_id=customer_id)
     rfi = await repository.pending_rfi(session, customer)
     if rfi is None:
@@ -316,6 +313,7 @@ async def save_rfi_progress(
 
     Completing the last step submits the request: the customer goes back UNDER_REVIEW.
     """
+    caller.require_scope(WRITE_SCOPE)
     customer = await service.get_customer(
         session, caller=caller, customer_id=customer_id, for_update=True
     )

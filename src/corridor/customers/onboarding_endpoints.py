@@ -7,8 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, Response
 
-from corridor.auth.callers import Caller
-from corridor.customers import entities, onboarding, service
+from corridor.customers import entities, onboarding
 from corridor.customers.entity_schemas import (
     AssociatedEntityCreate,
     AssociatedEntityRead,
@@ -25,7 +24,6 @@ from corridor.customers.schemas import (
     VerificationSessionConfiguration,
     VerificationSessionRead,
 )
-from corridor.customers.states import CustomerType
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
 
@@ -34,16 +32,6 @@ router = APIRouter(responses=ERROR_RESPONSES)
 TERMS = ["Terms of service"]
 ENTITIES = ["Customers"]
 VERIFICATION = ["Verification"]
-
-
-def reader(context: Context) -> Caller:
-    context.caller.require_scope("customers:read")
-    return context.caller
-
-
-def writer(context: Context) -> Caller:
-    context.caller.require_scope("customers:write")
-    return context.caller
 
 
 def _base_url(context: Context) -> str:
@@ -67,7 +55,7 @@ async def start_terms_of_service(
     Every field is optional, so the body may be left out."""
     acceptance = await onboarding.start_terms_of_service(
         context.session,
-        caller=writer(context),
+        caller=context.caller,
         data=body or TermsOfServiceCreate(),
         now=context.now(),
     )
@@ -85,7 +73,7 @@ async def accept_terms_of_service(acceptance_id: str, context: Context) -> Respo
     client = context.request.client
     acceptance = await onboarding.accept_terms_of_service(
         context.session,
-        caller=writer(context),
+        caller=context.caller,
         acceptance_id=acceptance_id,
         ip_address=client.host if client else None,
         user_agent=context.request.headers.get("user-agent"),
@@ -102,7 +90,7 @@ async def accept_terms_of_service(acceptance_id: str, context: Context) -> Respo
 )
 async def get_terms_of_service(acceptance_id: str, context: Context) -> TermsOfServiceRead:
     acceptance = await onboarding.get_terms_of_service(
-        context.session, caller=reader(context), acceptance_id=acceptance_id
+        context.session, caller=context.caller, acceptance_id=acceptance_id
     )
     return TermsOfServiceRead.model_validate(acceptance)
 
@@ -123,7 +111,7 @@ async def create_associated_entity(
     """An owner, control person, director or signer; business customers only (409)."""
     entity = await entities.create_entity(
         context.session,
-        caller=writer(context),
+        caller=context.caller,
         customer_id=customer_id,
         data=body,
         now=context.now(),
@@ -140,8 +128,8 @@ async def create_associated_entity(
 async def get_associated_entity(
     customer_id: str, entity_id: str, context: Context
 ) -> AssociatedEntityRead:
-    _, entity = await entities.get_entity(
-        context.session, caller=reader(context), customer_id=customer_id, entity_id=entity_id
+    entity = await entities.read_entity(
+        context.session, caller=context.caller, customer_id=customer_id, entity_id=entity_id
     )
     return AssociatedEntityRead.of(entity)
 
@@ -157,7 +145,7 @@ async def update_associated_entity(
 ) -> Response:
     entity = await entities.update_entity(
         context.session,
-        caller=writer(context),
+        caller=context.caller,
         customer_id=customer_id,
         entity_id=entity_id,
         changes=body,
@@ -174,9 +162,8 @@ async def update_associated_entity(
 )
 async def delete_associated_entity(customer_id: str, entity_id: str, context: Context) -> Response:
     await entities.delete_entity(
-        context.session, caller=writer(context), customer_id=customer_id, entity_id=entity_id
+        context.session, caller=context.caller, customer_id=customer_id, entity_id=entity_id
     )
-    await context.session.commit()
     return Response(status_code=204)
 
 
@@ -189,17 +176,17 @@ async def delete_associated_entity(customer_id: str, entity_id: str, context: Co
 )
 async def create_verification_link(customer_id: str, entity_id: str, context: Context) -> Response:
     """A hosted-verification URL to send to the person; its token is shown only here."""
-    writer(context)
-    customer, entity = await entities.get_entity(
-        context.session, caller=context.caller, customer_id=customer_id, entity_id=entity_id
-    )
-    started = await onboarding.start_verification_session(
-        context.session, customer=customer, entity=entity, now=context.now()
+    started = await onboarding.start_entity_verification(
+        context.session,
+        caller=context.caller,
+        customer_id=customer_id,
+        entity_id=entity_id,
+        now=context.now(),
     )
     link = VerificationLinkRead(
         id=started.verification_session.id,
-        customer_id=customer.id,
-        associated_entity_id=entity.id,
+        customer_id=started.verification_session.customer_id,
+        associated_entity_id=started.verification_session.associated_entity_id,
         url=onboarding.verification_url(_base_url(context), started),
         expires_at=started.verification_session.expires_at,
     )
@@ -218,16 +205,13 @@ async def create_verification_link(customer_id: str, entity_id: str, context: Co
 )
 async def create_verification_session(customer_id: str, context: Context) -> Response:
     """Returns the URL of the hosted verification page; its token is shown only here."""
-    customer = await service.get_customer(
-        context.session, caller=writer(context), customer_id=customer_id
-    )
-    started = await onboarding.start_verification_session(
-        context.session, customer=customer, now=context.now()
+    started = await onboarding.start_customer_verification(
+        context.session, caller=context.caller, customer_id=customer_id, now=context.now()
     )
     verification_session = started.verification_session
     answer = VerificationSessionRead(
         id=verification_session.id,
-        customer_id=customer.id,
+        customer_id=verification_session.customer_id,
         associated_entity_id=None,
         status=verification_session.status,
         url=onboarding.verification_url(_base_url(context), started),
@@ -247,24 +231,19 @@ async def get_verification_session_configuration(
     session_id: str, context: Context
 ) -> VerificationSessionConfiguration:
     """What the hosted page collects, and the customer's requirements as they stand."""
-    verification_session = await onboarding.get_verification_session(
-        context.session, caller=reader(context), session_id=session_id
+    found = await onboarding.verification_session_configuration(
+        context.session, caller=context.caller, session_id=session_id, now=context.now()
     )
-    customer = await service.get_customer(
-        context.session, caller=context.caller, customer_id=verification_session.customer_id
-    )
-    for_entity = verification_session.associated_entity_id is not None
-    subject_type = CustomerType.INDIVIDUAL if for_entity else CustomerType(customer.type)
-    found = await service.compliance_requirements(context.session, customer)
+    verification_session = found.verification_session
     return VerificationSessionConfiguration(
         id=verification_session.id,
-        customer_id=customer.id,
+        customer_id=verification_session.customer_id,
         associated_entity_id=verification_session.associated_entity_id,
-        subject_type=subject_type,
-        status=onboarding.session_status(verification_session, context.now()),
+        subject_type=found.subject_type,
+        status=found.status,
         expires_at=verification_session.expires_at,
-        steps=onboarding.verification_steps(subject_type, for_entity=for_entity),
-        requirements=[RequirementRead.model_validate(requirement) for requirement in found],
+        steps=found.steps,
+        requirements=[RequirementRead.model_validate(item) for item in found.requirements],
     )
 
 
@@ -280,7 +259,7 @@ async def get_verification_session_configuration(
 async def get_pending_rfi(customer_id: str, context: Context) -> RfiRead:
     """404 when no request for information is pending."""
     rfi = await onboarding.pending_rfi(
-        context.session, caller=reader(context), customer_id=customer_id
+        context.session, caller=context.caller, customer_id=customer_id
     )
     return RfiRead.of(rfi)
 
@@ -298,7 +277,7 @@ async def save_rfi_progress(customer_id: str, body: RfiProgress, context: Contex
     the last one submits the request and the customer goes back UNDER_REVIEW."""
     step_id = await onboarding.save_rfi_progress(
         context.session,
-        caller=writer(context),
+        caller=context.caller,
         customer_id=customer_id,
         data=body.data,
         mark_step_complete=body.mark_step_complete,

@@ -47,12 +47,17 @@ async def customer_id_using_terms(session: AsyncSession, acceptance_id: str) -> 
     return (await session.execute(statement)).scalar_one_or_none()
 
 
+def terms_of_service_acceptances(organization_id: str) -> Select[tuple[TermsOfServiceAcceptance]]:
+    return select(TermsOfServiceAcceptance).where(
+        TermsOfServiceAcceptance.organization_id == organization_id
+    )
+
+
 async def terms_of_service_acceptance(
     session: AsyncSession, organization_id: str, acceptance_id: str, *, for_update: bool = False
 ) -> TermsOfServiceAcceptance | None:
-    statement = select(TermsOfServiceAcceptance).where(
-        TermsOfServiceAcceptance.organization_id == organization_id,
-        TermsOfServiceAcceptance.id == acceptance_id,
+    statement = terms_of_service_acceptances(organization_id).where(
+        TermsOfServiceAcceptance.id == acceptance_id
     )
     if for_update:
         statement = db.for_update(session, statement)
@@ -86,15 +91,11 @@ async def associated_entities(
     return list((await session.execute(statement)).scalars())
 
 
-async def associated_entity(
-    session: AsyncSession, customer: Customer, entity_id: str
-) -> AssociatedEntity | None:
-    statement = select(AssociatedEntity).where(
+def entities_of(customer: Customer) -> Select[tuple[AssociatedEntity]]:
+    return select(AssociatedEntity).where(
         AssociatedEntity.organization_id == customer.organization_id,
         AssociatedEntity.customer_id == customer.id,
-        AssociatedEntity.id == entity_id,
     )
-    return (await session.execute(statement)).scalar_one_or_none()
 
 
 async def delete_associated_entity(session: AsyncSession, entity: AssociatedEntity) -> None:
@@ -124,16 +125,13 @@ async def pending_rfi(
     return (await session.execute(statement)).scalar_one_or_none()
 
 
-async def verification_session(
-    session: AsyncSession, caller: Caller, session_id: str
-) -> VerificationSession | None:
+def visible_verification_sessions(caller: Caller) -> Select[tuple[VerificationSession]]:
     statement = select(VerificationSession).where(
-        VerificationSession.organization_id == caller.organization_id,
-        VerificationSession.id == session_id,
+        VerificationSession.organization_id == caller.organization_id
     )
     if caller.customer_id is not None:
         statement = statement.where(VerificationSession.customer_id == caller.customer_id)
-    return (await session.execute(statement)).scalar_one_or_none()
+    return statement
 
 
 async def latest_verification_session(

@@ -21,7 +21,7 @@ from corridor.customers.schemas import (
 )
 from corridor.customers.states import CustomerStatus, CustomerType
 from corridor.kit.db import get_visible
-from corridor.kit.errors import Forbidden, InvalidState, ValidationFailed
+from corridor.kit.errors import Forbidden, InvalidState, SandboxOnly, ValidationFailed
 from corridor.kit.ids import looks_like_id, new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.customer import Customer, EnhancedDiligenceRfi
@@ -36,6 +36,9 @@ _NOT_NULL_FIELDS = {
 }
 _INDIVIDUAL_ONLY = {"first_name": "firstName", "last_name": "lastName"}
 _BUSINESS_ONLY = {"legal_name": "legalName", "dba_name": "dbaName", "website": "website"}
+READ_SCOPE = "customers:read"
+WRITE_SCOPE = "customers:write"
+SANDBOX_SCOPE = "sandbox:write"
 
 
 # --- Reading ------------------------------------------------------------------------------
@@ -44,7 +47,9 @@ _BUSINESS_ONLY = {"legal_name": "legalName", "dba_name": "dbaName", "website": "
 async def get_customer(
     session: AsyncSession, *, caller: Caller, customer_id: str, for_update: bool = False
 ) -> Customer:
-    """The customer, if this caller may see it; another organization's id is simply unknown."""
+    """The customer, if this caller may see it; another organization's id is simply unknown.
+    A lookup other domains share: it checks visibility, not scopes (callers check theirs;
+    the API's own read is reading.read_customer)."""
     caller.require_customer_binding()
     visible = repository.visible_customers(caller)
     return await get_visible(session, visible, customer_id, locked=for_update)
@@ -59,6 +64,7 @@ async def list_customers(
     type_: CustomerType | None,
     email: str | None,
 ) -> Page[Customer]:
+    caller.require_scope(READ_SCOPE)
     caller.require_customer_binding()
     if email is not None and "\x00" in email:
         raise ValidationFailed("email", "must not contain NUL characters")
@@ -95,6 +101,7 @@ async def compliance_requirements(session: AsyncSession, customer: Customer) -> 
 async def create_individual(
     session: AsyncSession, *, caller: Caller, data: IndividualCustomerCreate, now: datetime
 ) -> Customer:
+    caller.require_scope(WRITE_SCOPE)
     _refuse_bound_caller(caller)
     if data.date_of_birth is not None:
         check_date_of_birth(data.date_of_birth, now)
@@ -117,6 +124,7 @@ async def create_individual(
 async def create_business(
     session: AsyncSession, *, caller: Caller, data: BusinessCustomerCreate, now: datetime
 ) -> Customer:
+    caller.require_scope(WRITE_SCOPE)
     _refuse_bound_caller(caller)
     customer = _new_customer(
         caller,
@@ -216,6 +224,7 @@ async def update_customer(
     changes: CustomerUpdate,
     now: datetime,
 ) -> Customer:
+    caller.require_scope(WRITE_SCOPE)
     customer = await get_customer(session, caller=caller, customer_id=customer_id, for_update=True)
     if not states.is_editable(CustomerStatus(customer.status)):
         raise CustomerArchived()
@@ -281,6 +290,7 @@ def _display_name(customer: Customer) -> str:
 async def archive_customer(
     session: AsyncSession, *, caller: Caller, customer_id: str, now: datetime
 ) -> Customer:
+    caller.require_scope(WRITE_SCOPE)
     customer = await get_customer(session, caller=caller, customer_id=customer_id, for_update=True)
     await move(session, customer, CustomerStatus.ARCHIVED, reason=None, now=now)
     return customer
@@ -291,6 +301,7 @@ async def submit_verification(
 ) -> Customer:
     """INCOMPLETE → UNDER_REVIEW once every requirement is met; RFI_PENDING → UNDER_REVIEW
     once every step of the request for information is complete."""
+    caller.require_scope(WRITE_SCOPE)
     customer = await get_customer(session, caller=caller, customer_id=customer_id, for_update=True)
     status = CustomerStatus(customer.status)
     if status is CustomerStatus.INCOMPLETE:
@@ -346,9 +357,13 @@ async def set_status_in_sandbox(
     customer_id: str,
     target: CustomerStatus,
     reason: str | None,
+    sandbox: bool,
     now: datetime,
 ) -> Customer:
     """Stand in for a verification decision: walk the legal moves from here to `target`."""
+    if not sandbox:
+        raise SandboxOnly()
+    caller.require_scope(SANDBOX_SCOPE)
     if target not in states.SANDBOX_TARGETS:
         allowed = ", ".join(sorted(states.SANDBOX_TARGETS))
         raise ValidationFailed("status", f"must be one of {allowed}")

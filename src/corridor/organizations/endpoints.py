@@ -22,9 +22,6 @@ from corridor.web.openapi import ERROR_RESPONSES
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 TAGS: list[str] = ["Organizations"]
 
-READ_SCOPE = "organizations:read"
-WRITE_SCOPE = "organizations:write"
-
 
 @router.get(
     "/organizations/current",
@@ -33,10 +30,7 @@ WRITE_SCOPE = "organizations:write"
     summary="Get the caller's organization",
 )
 async def get_current_organization(context: Context) -> OrganizationRead:
-    context.caller.require_scope(READ_SCOPE)
-    organization = await service.get_organization(
-        context.session, organization_id=context.caller.organization_id
-    )
+    organization = await service.current_organization(context.session, caller=context.caller)
     return OrganizationRead.model_validate(organization)
 
 
@@ -47,10 +41,9 @@ async def get_current_organization(context: Context) -> OrganizationRead:
     summary="Update the caller's organization",
 )
 async def update_current_organization(body: OrganizationUpdate, context: Context) -> Response:
-    context.caller.require_scope(WRITE_SCOPE)
     organization = await service.update_organization(
         context.session,
-        organization_id=context.caller.organization_id,
+        caller=context.caller,
         name=body.name,
         now=context.now(),
     )
@@ -64,11 +57,8 @@ async def update_current_organization(body: OrganizationUpdate, context: Context
     summary="Get the organization's configuration",
 )
 async def get_configuration(context: Context) -> ConfigurationRead:
-    context.caller.require_scope(READ_SCOPE)
-    organization = await service.get_organization(
-        context.session, organization_id=context.caller.organization_id
-    )
-    return ConfigurationRead.of(service.configuration_of(organization))
+    configuration = await service.current_configuration(context.session, caller=context.caller)
+    return ConfigurationRead.of(configuration)
 
 
 @router.patch(
@@ -79,11 +69,9 @@ async def get_configuration(context: Context) -> ConfigurationRead:
 )
 async def update_configuration(body: ConfigurationUpdate, context: Context) -> Response:
     """Only the fields sent change; `null` clears a nullable field."""
-    context.caller.require_scope(WRITE_SCOPE)
     configuration = await service.update_configuration(
         context.session,
         caller=context.caller,
-        organization_id=context.caller.organization_id,
         changes=body.changes(),
         now=context.now(),
     )
@@ -100,10 +88,9 @@ async def update_configuration(body: ConfigurationUpdate, context: Context) -> R
 async def create_organization(body: OrganizationCreate, context: Context) -> Response:
     """The new organization's parent is the caller's; it starts with the default configuration.
     Needs a console session or an unrestricted key."""
-    context.caller.require_unrestricted("create organizations")
     child = await service.create_child_organization(
         context.session,
-        parent_id=context.caller.organization_id,
+        caller=context.caller,
         name=body.name,
         kind=body.kind,
         now=context.now(),
@@ -121,9 +108,8 @@ async def list_organizations(
     context: Context, page: Annotated[PageRequest, Depends(page_request)]
 ) -> ListResponse[OrganizationRead]:
     """The caller's organization and every organization below it, newest first."""
-    context.caller.require_scope(READ_SCOPE)
     result = await service.list_organizations_in_scope(
-        context.session, organization_id=context.caller.organization_id, page=page
+        context.session, caller=context.caller, page=page
     )
     return ListResponse[OrganizationRead].of(result, OrganizationRead.model_validate)
 
@@ -136,8 +122,7 @@ async def list_organizations(
 )
 async def get_organization(organization_id: str, context: Context) -> OrganizationRead:
     """The caller's organization or one below it; any other id is not found."""
-    context.caller.require_scope(READ_SCOPE)
     organization = await service.get_organization_in_scope(
-        context.session, organization_id=context.caller.organization_id, target_id=organization_id
+        context.session, caller=context.caller, organization_id=organization_id
     )
     return OrganizationRead.model_validate(organization)

@@ -53,13 +53,6 @@ def organizations_in_scope(root_id: str) -> Select[tuple[Organization]]:
     return select(Organization).where(Organization.id.in_(select(_subtree(root_id).c.id)))
 
 
-async def organization_in_scope(
-    session: AsyncSession, root_id: str, organization_id: str
-) -> Organization | None:
-    statement = organizations_in_scope(root_id).where(Organization.id == organization_id)
-    return (await session.execute(statement)).scalar_one_or_none()
-
-
 async def depth_of(session: AsyncSession, organization_id: str) -> int:
     """How many ancestors the organization has (0 for a root)."""
     line = (

@@ -13,8 +13,9 @@ from corridor.auth import service as auth_service
 from corridor.auth.callers import Caller
 from corridor.auth.scopes import UNRESTRICTED
 from corridor.auth.secrets import random_token
+from corridor.kit.db import get_visible
 from corridor.kit.errors import Conflict, NotFound
-from corridor.kit.ids import looks_like_id, new_id
+from corridor.kit.ids import new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.access import ApiKey, ConsoleUser
 from corridor.models.event import emit
@@ -23,6 +24,9 @@ from corridor.organizations import configuration as rules
 from corridor.organizations import repository
 from corridor.organizations.configuration import Configuration
 from corridor.organizations.schemas import ConfigurationRead, OrganizationRead
+
+READ_SCOPE = "organizations:read"
+WRITE_SCOPE = "organizations:write"
 
 DEFAULT_CONFIGURATION: Mapping[str, Any] = rules.DEFAULT_DOCUMENT
 
@@ -120,6 +124,15 @@ async def get_organization(session: AsyncSession, *, organization_id: str) -> Or
     return organization
 
 
+async def current_organization(session: AsyncSession, *, caller: Caller) -> Organization:
+    caller.require_scope(READ_SCOPE)
+    return await get_organization(session, organization_id=caller.organization_id)
+
+
+async def current_configuration(session: AsyncSession, *, caller: Caller) -> Configuration:
+    return configuration_of(await current_organization(session, caller=caller))
+
+
 async def _locked_organization(session: AsyncSession, organization_id: str) -> Organization:
     organization = await repository.lock_organization(session, organization_id)
     if organization is None:
@@ -128,10 +141,11 @@ async def _locked_organization(session: AsyncSession, organization_id: str) -> O
 
 
 async def update_organization(
-    session: AsyncSession, *, organization_id: str, name: str | None, now: datetime
+    session: AsyncSession, *, caller: Caller, name: str | None, now: datetime
 ) -> Organization:
-    """Rename the organization; an update that changes nothing emits no event."""
-    organization = await _locked_organization(session, organization_id)
+    """Rename the caller's organization; an update that changes nothing emits no event."""
+    caller.require_scope(WRITE_SCOPE)
+    organization = await _locked_organization(session, caller.organization_id)
     if name is None or name == organization.name:
         return organization
     organization.name = name
@@ -152,12 +166,12 @@ async def update_configuration(
     session: AsyncSession,
     *,
     caller: Caller,
-    organization_id: str,
     changes: Mapping[str, Any],
     now: datetime,
 ) -> Configuration:
-    """Merge `changes` (fields of `Configuration`) into the stored configuration."""
-    organization = await _locked_organization(session, organization_id)
+    """Merge `changes` (fields of `Configuration`) into the caller's organization's."""
+    caller.require_scope(WRITE_SCOPE)
+    organization = await _locked_organization(session, caller.organization_id)
     current = configuration_of(organization)
     updated = replace(current, **changes)
     if updated == current:
@@ -182,9 +196,11 @@ async def update_configuration(
 
 
 async def create_child_organization(
-    session: AsyncSession, *, parent_id: str, name: str, kind: str, now: datetime
+    session: AsyncSession, *, caller: Caller, name: str, kind: str, now: datetime
 ) -> Organization:
-    """A new organization below `parent_id`, with the default configuration."""
+    """A new organization below the caller's, with the default configuration."""
+    caller.require_unrestricted("create organizations")
+    parent_id = caller.organization_id
     if await repository.depth_of(session, parent_id) >= repository.organization_depth_max:
         raise Conflict(
             f"Organizations nest at most {repository.organization_depth_max} levels deep"
@@ -202,22 +218,18 @@ async def create_child_organization(
 
 
 async def list_organizations_in_scope(
-    session: AsyncSession, *, organization_id: str, page: PageRequest
+    session: AsyncSession, *, caller: Caller, page: PageRequest
 ) -> Page[Organization]:
     """The caller's organization and its descendants, newest first."""
-    statement = repository.organizations_in_scope(organization_id)
+    caller.require_scope(READ_SCOPE)
+    statement = repository.organizations_in_scope(caller.organization_id)
     return await fetch_page(session, statement, Organization.id, page)
 
 
 async def get_organization_in_scope(
-    session: AsyncSession, *, organization_id: str, target_id: str
+    session: AsyncSession, *, caller: Caller, organization_id: str
 ) -> Organization:
-    """`target_id` if it is the caller's organization or a descendant; otherwise not found."""
-    organization = (
-        await repository.organization_in_scope(session, organization_id, target_id)
-        if looks_like_id(target_id, "org")
-        else None
-    )
-    if organization is None:
-        raise NotFound("organization", target_id)
-    return organization
+    """The caller's organization or a descendant; any other id is not found."""
+    caller.require_scope(READ_SCOPE)
+    visible = repository.organizations_in_scope(caller.organization_id)
+    return await get_visible(session, visible, organization_id)

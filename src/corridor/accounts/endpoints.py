@@ -5,24 +5,18 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Depends, Query, Response
 
 from corridor.accounts import service
 from corridor.accounts.schemas import AccountRead, BalanceRead, BalanceTransactionRead, SandboxFund
-from corridor.kit.errors import SandboxOnly, ValidationFailed
-from corridor.kit.money import is_supported_currency
 from corridor.kit.pagination import ListResponse, PageRequest, page_request
-from corridor.transfers.deposits import instructions as deposits
-from corridor.transfers.schemas.deposits import VirtualAccountRead
-from corridor.web.authentication import CurrentCaller
+from corridor.web.authentication import SandboxOnlyRoute
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 
 TAGS: list[str] = ["Accounts"]
-READ_SCOPE = "accounts:read"
-FUND_SCOPE = "sandbox:write"
 id_chars_max = 64
 
 Page = Annotated[PageRequest, Depends(page_request)]
@@ -56,9 +50,6 @@ async def list_accounts(
     ] = None,
 ) -> ListResponse[AccountRead]:
     """Customers' balance accounts, newest first. A caller bound to a customer sees its own."""
-    context.caller.require_scope(READ_SCOPE)
-    if currency is not None and not is_supported_currency(currency):
-        raise ValidationFailed("currency", f"unsupported currency {currency!r}")
     found = await service.list_accounts(
         context.session,
         caller=context.caller,
@@ -80,7 +71,6 @@ async def list_customer_accounts(
 ) -> ListResponse[AccountRead]:
     """One account per currency of the organization's configuration, opened when the
     customer became ACTIVE; empty before that."""
-    context.caller.require_scope(READ_SCOPE)
     found = await service.list_customer_accounts(
         context.session, caller=context.caller, customer_id=customer_id, page=page
     )
@@ -91,8 +81,7 @@ async def list_customer_accounts(
     "/accounts/{account_id}", response_model=AccountRead, tags=TAGS, summary="Get a balance account"
 )
 async def get_account(account_id: str, context: Context) -> AccountRead:
-    context.caller.require_scope(READ_SCOPE)
-    account = await service.get_account(
+    account = await service.read_account(
         context.session, caller=context.caller, account_id=account_id
     )
     return AccountRead.of(account)
@@ -107,8 +96,7 @@ async def get_account(account_id: str, context: Context) -> AccountRead:
 async def get_balance(account_id: str, context: Context) -> BalanceRead:
     """`available` may be spent now (posted minus pending debits); `pending` is incoming
     money not yet available; `total` is both."""
-    context.caller.require_scope(READ_SCOPE)
-    account = await service.get_account(
+    account = await service.read_account(
         context.session, caller=context.caller, account_id=account_id
     )
     return BalanceRead.of(account, as_of=context.now())
@@ -125,35 +113,10 @@ async def list_balance_transactions(
 ) -> ListResponse[BalanceTransactionRead]:
     """Every movement of the balance, newest first; `balanceAfter` is the posted balance
     once the transaction applied."""
-    context.caller.require_scope(READ_SCOPE)
     found = await service.balance_transactions(
         context.session, caller=context.caller, account_id=account_id, page=page
     )
     return ListResponse[BalanceTransactionRead].of(found)
-
-
-@router.get(
-    "/accounts/{account_id}/virtual-accounts",
-    response_model=ListResponse[VirtualAccountRead],
-    tags=TAGS,
-    summary="List an account's virtual accounts",
-)
-async def list_virtual_accounts(
-    account_id: str, context: Context, page: Page
-) -> ListResponse[VirtualAccountRead]:
-    """Where money for this balance account can be sent: the customer's virtual bank
-    account in its currency (`vba_`) and the deposit wallets of its transfers (`vwa_`)."""
-    context.caller.require_scope(READ_SCOPE)
-    found = await deposits.virtual_accounts(
-        context.session, caller=context.caller, account_id=account_id, page=page
-    )
-    return ListResponse[VirtualAccountRead].of(found, VirtualAccountRead.of)
-
-
-async def _sandbox_only(request: Request, caller: CurrentCaller) -> None:
-    """Refused in production before the body is even validated (after authentication)."""
-    if not request.app.state.settings.is_sandbox:
-        raise SandboxOnly()
 
 
 @router.post(
@@ -161,18 +124,18 @@ async def _sandbox_only(request: Request, caller: CurrentCaller) -> None:
     response_model=BalanceRead,
     tags=["Sandbox"],
     summary="Fund a balance account (sandbox)",
-    dependencies=[Depends(_sandbox_only)],
+    dependencies=[SandboxOnlyRoute],
 )
 async def fund_account(account_id: str, body: SandboxFund, context: Context) -> Response:
     """Adds money to an ACTIVE customer's account, in the account's currency, and answers
     with the balance after it. Emits `account.funded`. Sandbox only (403 `sandbox_only`)."""
-    context.caller.require_scope(FUND_SCOPE)
     account = await service.fund_in_sandbox(
         context.session,
         caller=context.caller,
         account_id=account_id,
         amount=body.amount.minor_units,
         currency=body.amount.currency,
+        sandbox=context.settings.is_sandbox,
         now=context.now(),
     )
     return await context.respond(BalanceRead.of(account, as_of=context.now()))

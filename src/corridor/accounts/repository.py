@@ -31,13 +31,13 @@ def visible_accounts(
     return statement
 
 
-async def customer_of_organization(
-    session: AsyncSession, *, organization_id: str, customer_id: str
-) -> Customer | None:
-    statement = select(Customer).where(
-        Customer.organization_id == organization_id, Customer.id == customer_id
-    )
-    return (await session.execute(statement)).scalar_one_or_none()
+def visible_customers(caller: Caller) -> Select[tuple[Customer]]:
+    """The customers whose accounts the caller may list: its organization's, or the one it
+    is bound to."""
+    statement = select(Customer).where(Customer.organization_id == caller.organization_id)
+    if caller.customer_id is not None:
+        statement = statement.where(Customer.id == caller.customer_id)
+    return statement
 
 
 async def organization(session: AsyncSession, organization_id: str) -> Organization | None:

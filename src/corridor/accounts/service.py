@@ -11,8 +11,9 @@ from corridor.accounts import repository
 from corridor.accounts.schemas import BalanceTransactionRead
 from corridor.auth.callers import Caller
 from corridor.kit.db import get_visible
-from corridor.kit.errors import InvalidState, NotFound, ValidationFailed
-from corridor.kit.ids import looks_like_id, new_id
+from corridor.kit.errors import InvalidState, SandboxOnly, ValidationFailed
+from corridor.kit.ids import new_id
+from corridor.kit.money import is_supported_currency
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.ledger import repository as ledger_repository
 from corridor.ledger import rules
@@ -20,6 +21,9 @@ from corridor.ledger import service as ledger
 from corridor.models.customer import Customer
 from corridor.models.event import emit
 from corridor.models.ledger import LedgerAccount, Posting
+
+READ_SCOPE = "accounts:read"
+FUND_SCOPE = "sandbox:write"
 
 CUSTOMER_BALANCE = rules.CUSTOMER_BALANCE
 DEFAULT_ACCOUNT_CURRENCIES = ("USD", "USDC")
@@ -79,7 +83,10 @@ async def list_accounts(
     currency: str | None,
     page: PageRequest,
 ) -> Page[LedgerAccount]:
+    caller.require_scope(READ_SCOPE)
     caller.require_customer_binding()
+    if currency is not None and not is_supported_currency(currency):
+        raise ValidationFailed("currency", f"unsupported currency {currency!r}")
     statement = repository.visible_accounts(caller, customer_id=customer_id, currency=currency)
     return await fetch_page(session, statement, LedgerAccount.id, page)
 
@@ -87,28 +94,30 @@ async def list_accounts(
 async def list_customer_accounts(
     session: AsyncSession, *, caller: Caller, customer_id: str, page: PageRequest
 ) -> Page[LedgerAccount]:
+    caller.require_scope(READ_SCOPE)
     caller.require_customer_binding()
-    if not looks_like_id(customer_id, "cus"):
-        raise NotFound("customer", customer_id)
-    customer = await repository.customer_of_organization(
-        session, organization_id=caller.organization_id, customer_id=customer_id
-    )
-    if customer is None or not caller.may_see_customer(customer.id):
-        raise NotFound("customer", customer_id)
+    customer = await get_visible(session, repository.visible_customers(caller), customer_id)
     statement = repository.visible_accounts(caller, customer_id=customer.id)
     return await fetch_page(session, statement, LedgerAccount.id, page)
 
 
 async def get_account(session: AsyncSession, *, caller: Caller, account_id: str) -> LedgerAccount:
-    """The account, if this caller may see it; another organization's id is simply unknown."""
+    """The account, if this caller may see it; another organization's id is simply unknown.
+    A lookup other domains share: visibility only (read_account is the API's read)."""
     caller.require_customer_binding()
     return await get_visible(session, repository.visible_accounts(caller), account_id)
+
+
+async def read_account(session: AsyncSession, *, caller: Caller, account_id: str) -> LedgerAccount:
+    caller.require_scope(READ_SCOPE)
+    return await get_account(session, caller=caller, account_id=account_id)
 
 
 async def balance_transactions(
     session: AsyncSession, *, caller: Caller, account_id: str, page: PageRequest
 ) -> Page[BalanceTransactionRead]:
     """The account's postings, newest first, each with its journal entry's description."""
+    caller.require_scope(READ_SCOPE)
     account = await get_account(session, caller=caller, account_id=account_id)
     found = await fetch_page(
         session, ledger_repository.postings_of_account(account.id), Posting.id, page
@@ -130,6 +139,7 @@ async def fund_in_sandbox(
     account_id: str,
     amount: int,
     currency: str,
+    sandbox: bool,
     now: datetime,
 ) -> LedgerAccount:
     """Credit a customer's account from the organization's SANDBOX_FUNDING account.
@@ -137,6 +147,9 @@ async def fund_in_sandbox(
     The entry and its `account.funded` event commit together with the caller's unit of
     work. Returns the account after the credit.
     """
+    if not sandbox:
+        raise SandboxOnly()
+    caller.require_scope(FUND_SCOPE)
     account = await get_account(session, caller=caller, account_id=account_id)
     if currency != account.currency:
         raise ValidationFailed(
@@ -145,9 +158,7 @@ async def fund_in_sandbox(
     if amount <= 0:
         raise ValidationFailed("amount.value", "must be greater than zero")
     assert account.customer_id is not None
-    customer = await repository.customer_of_organization(
-        session, organization_id=caller.organization_id, customer_id=account.customer_id
-    )
+    customer = await session.get(Customer, account.customer_id)
     assert customer is not None, "a balance account belongs to a customer of its organization"
     if customer.status != ACTIVE:
         raise InvalidState(

@@ -6,6 +6,7 @@ from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser
+from corridor.models.customer import Customer
 from corridor.models.organization import Organization
 from corridor.models.transfer import Agent
 
@@ -53,3 +54,7 @@ async def live_agent_of_key(session: AsyncSession, key: ApiKey) -> Agent | None:
         Agent.status != AGENT_REVOKED,
     )
     return (await session.execute(statement)).scalar_one_or_none()
+
+
+def customers_of(organization_id: str) -> Select[tuple[Customer]]:
+    return select(Customer).where(Customer.organization_id == organization_id)

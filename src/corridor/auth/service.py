@@ -20,7 +20,7 @@ from corridor.auth.secrets import (
     visible_prefix,
 )
 from corridor.kit.db import get_visible
-from corridor.kit.errors import Forbidden, Unauthorized, ValidationFailed
+from corridor.kit.errors import Forbidden, NotFound, Unauthorized, ValidationFailed
 from corridor.kit.ids import new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser
@@ -67,6 +67,15 @@ async def authenticate(
         actor_id=key.id,
         scopes=frozenset(key.scopes),
     )
+
+
+async def bind_to_customer(session: AsyncSession, *, caller: Caller, customer_id: str) -> Caller:
+    """The caller acting for one customer of its organization (X-Corridor-On-Behalf-Of,
+    spec 5.7); a caller already bound to another customer cannot switch."""
+    if caller.customer_id is not None and caller.customer_id != customer_id:
+        raise NotFound("customer", customer_id)
+    await get_visible(session, repository.customers_of(caller.organization_id), customer_id)
+    return caller.bound_to(customer_id)
 
 
 async def _console_caller(session: AsyncSession, token: str, now: datetime) -> Caller:

@@ -6,13 +6,11 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
-from sqlalchemy import select
 
 from corridor.auth import service
 from corridor.auth.callers import Caller
-from corridor.kit.errors import NotFound, Unauthorized, ValidationFailed
+from corridor.kit.errors import SandboxOnly, Unauthorized, ValidationFailed
 from corridor.kit.ids import looks_like_id
-from corridor.models.customer import Customer
 
 CONSOLE_SESSION_COOKIE = "corridor_session"
 ON_BEHALF_OF_HEADER = "X-Corridor-On-Behalf-Of"
@@ -58,22 +56,23 @@ async def current_caller(
         )
         on_behalf_of = request.headers.get(ON_BEHALF_OF_HEADER)
         if on_behalf_of is not None:
-            caller = await _bind(session, caller, on_behalf_of)
+            if not looks_like_id(on_behalf_of, "cus"):
+                raise ValidationFailed(ON_BEHALF_OF_HEADER, "must be a customer id (cus_…)")
+            caller = await service.bind_to_customer(
+                session, caller=caller, customer_id=on_behalf_of
+            )
     request.state.caller = caller
     return caller
 
 
-async def _bind(session, caller: Caller, customer_id: str) -> Caller:
-    if not looks_like_id(customer_id, "cus"):
-        raise ValidationFailed(ON_BEHALF_OF_HEADER, "must be a customer id (cus_…)")
-    if caller.customer_id is not None and caller.customer_id != customer_id:
-        raise NotFound("customer", customer_id)
-    statement = select(Customer.id).where(
-        Customer.id == customer_id, Customer.organization_id == caller.organization_id
-    )
-    if (await session.execute(statement)).scalar_one_or_none() is None:
-        raise NotFound("customer", customer_id)
-    return caller.bound_to(customer_id)
-
-
 CurrentCaller = Annotated[Caller, Depends(current_caller)]
+
+
+async def _sandbox_only(request: Request, caller: CurrentCaller) -> None:
+    """Refused in production before the body is even validated (after authentication)."""
+    if not request.app.state.settings.is_sandbox:
+        raise SandboxOnly()
+
+
+# A route of the sandbox only: `dependencies=[SandboxOnlyRoute]`.
+SandboxOnlyRoute = Depends(_sandbox_only)

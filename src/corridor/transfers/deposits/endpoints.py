@@ -1,34 +1,27 @@
-"""HTTP endpoints of deposits (unmatched deposits, the sandbox deposit) and the sandbox
-transfer helpers; included in the transfers router."""
+"""HTTP endpoints of money coming in (virtual accounts, unmatched deposits, the sandbox
+deposit) and the sandbox transfer helpers."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter, Depends, Response
 
-from corridor.kit.errors import SandboxOnly
 from corridor.kit.pagination import ListResponse, PageRequest, page_request
+from corridor.transfers.deposits import instructions
 from corridor.transfers.deposits import receiving as deposits
 from corridor.transfers.endpoints import Plugins
 from corridor.transfers.engine import sandbox
-from corridor.transfers.schemas.deposits import DepositRead
+from corridor.transfers.schemas.deposits import DepositRead, VirtualAccountRead
 from corridor.transfers.schemas.requests import SandboxDeposit, SandboxLegStatus
 from corridor.transfers.schemas.transfer import TransferRead
-from corridor.web.authentication import CurrentCaller
+from corridor.web.authentication import SandboxOnlyRoute
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 SANDBOX_TAGS: list[str] = ["Sandbox"]
-READ_SCOPE = "transfers:read"
-SANDBOX_SCOPE = "sandbox:write"
-
-
-async def _sandbox_only(request: Request, caller: CurrentCaller) -> None:
-    """Refused in production before the body is even validated (after authentication)."""
-    if not request.app.state.settings.is_sandbox:
-        raise SandboxOnly()
+Page = Annotated[PageRequest, Depends(page_request)]
 
 
 @router.get(
@@ -38,11 +31,10 @@ async def _sandbox_only(request: Request, caller: CurrentCaller) -> None:
     summary="List a customer's unmatched deposits",
 )
 async def list_unmatched_deposits(
-    customer_id: str, context: Context, page: Annotated[PageRequest, Depends(page_request)]
+    customer_id: str, context: Context, page: Page
 ) -> ListResponse[DepositRead]:
     """Money that arrived at the customer's deposit addresses or virtual accounts without
     matching a transfer waiting for it (wrong amount, rail, reference, or none waiting)."""
-    context.caller.require_scope(READ_SCOPE)
     found = await deposits.unmatched_deposits(
         context.session, caller=context.caller, customer_id=customer_id, page=page
     )
@@ -55,14 +47,13 @@ async def list_unmatched_deposits(
     response_model=DepositRead,
     tags=SANDBOX_TAGS,
     summary="Simulate an incoming deposit (sandbox)",
-    dependencies=[Depends(_sandbox_only)],
+    dependencies=[SandboxOnlyRoute],
 )
 async def simulate_deposit(body: SandboxDeposit, context: Context, plugins: Plugins) -> Response:
     """A deposit to a deposit address (`toAddress`) or a virtual bank account
     (`virtualAccountId` + `reference`). Matching a pending transfer's instructions (rail,
     currency, exact amount) funds it; anything else becomes an unmatched deposit. Emits
     `deposit.received` (and `deposit.unmatched`)."""
-    context.caller.require_scope(SANDBOX_SCOPE)
     deposit = await deposits.receive_deposit(
         context.session,
         caller=context.caller,
@@ -84,7 +75,7 @@ async def simulate_deposit(body: SandboxDeposit, context: Context, plugins: Plug
     response_model=TransferRead,
     tags=SANDBOX_TAGS,
     summary="Complete a transfer (sandbox)",
-    dependencies=[Depends(_sandbox_only)],
+    dependencies=[SandboxOnlyRoute],
 )
 async def complete_transfer(transfer_id: str, context: Context) -> Response:
     """Funds a deposit flow that still waits (exactly as instructed), then runs the
@@ -100,7 +91,7 @@ async def complete_transfer(transfer_id: str, context: Context) -> Response:
     response_model=TransferRead,
     tags=SANDBOX_TAGS,
     summary="Set a transfer leg's status (sandbox)",
-    dependencies=[Depends(_sandbox_only)],
+    dependencies=[SandboxOnlyRoute],
 )
 async def set_leg_status(
     transfer_id: str, leg_id: str, body: SandboxLegStatus, context: Context
@@ -120,3 +111,20 @@ async def set_leg_status(
         now=context.now(),
     )
     return await context.respond(TransferRead.of(found.transfer, found.legs))
+
+
+@router.get(
+    "/accounts/{account_id}/virtual-accounts",
+    response_model=ListResponse[VirtualAccountRead],
+    tags=["Accounts"],
+    summary="List an account's virtual accounts",
+)
+async def list_virtual_accounts(
+    account_id: str, context: Context, page: Page
+) -> ListResponse[VirtualAccountRead]:
+    """Where money for this balance account can be sent: the customer's virtual bank
+    account in its currency (`vba_`) and the deposit wallets of its transfers (`vwa_`)."""
+    found = await instructions.virtual_accounts(
+        context.session, caller=context.caller, account_id=account_id, page=page
+    )
+    return ListResponse[VirtualAccountRead].of(found, VirtualAccountRead.of)

@@ -214,6 +214,7 @@ def new_virtual_bank_account(
 async def virtual_accounts(
     session: AsyncSession, *, caller: Caller, account_id: str, page: PageRequest
 ) -> Page[VirtualAccount]:
+    caller.require_scope("accounts:read")
     account = await accounts.get_account(session, caller=caller, account_id=account_id)
     statement = repository.virtual_accounts_of_balance(account.id)
     return await fetch_page(session, statement, VirtualAccount.id, page)

@@ -126,6 +126,7 @@ async def receive_deposit(
     now: datetime,
 ) -> Deposit:
     """A deposit arrives (the sandbox stands in for the bank or chain)."""
+    caller.require_scope("sandbox:write")
     caller.require_customer_binding()
     if amount <= 0:
         raise ValidationFailed("amount.value", "must be greater than zero")
@@ -205,6 +206,7 @@ async def _book_unmatched(session: AsyncSession, *, deposit: Deposit, now: datet
 async def unmatched_deposits(
     session: AsyncSession, *, caller: Caller, customer_id: str, page: PageRequest
 ) -> Page[Deposit]:
+    caller.require_scope("transfers:read")
     customer = await customers.get_customer(session, caller=caller, customer_id=customer_id)
     statement = repository.unmatched_deposits(
         organization_id=caller.organization_id, customer_id=customer.id

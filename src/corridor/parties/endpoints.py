@@ -6,7 +6,6 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Response
 
-from corridor.auth.callers import Caller
 from corridor.kit.pagination import ListResponse, PageRequest, page_request
 from corridor.parties import service
 from corridor.parties.addresses import Chain
@@ -48,11 +47,6 @@ CounterpartyFilter = Annotated[
 StatusFilter = Annotated[PartyStatus | None, Query(description="ACTIVE or CLOSED")]
 
 
-def _caller(context: Context, scope: str) -> Caller:
-    context.caller.require_scope(scope)
-    return context.caller
-
-
 # --- Counterparties -----------------------------------------------------------------------
 
 
@@ -68,7 +62,7 @@ async def create_counterparty(body: CounterpartyCreate, context: Context) -> Res
     409 `invalid_state` when the customer is ARCHIVED."""
     counterparty = await service.create_counterparty(
         context.session,
-        caller=_caller(context, "counterparties:write"),
+        caller=context.caller,
         data=body,
         now=context.now(),
     )
@@ -94,7 +88,7 @@ async def list_counterparties(
 ) -> ListResponse[CounterpartyRead]:
     result = await service.list_counterparties(
         context.session,
-        caller=_caller(context, "counterparties:read"),
+        caller=context.caller,
         page=page,
         customer_id=customer_id,
         beneficiary_type=beneficiary_type,
@@ -109,9 +103,9 @@ async def list_counterparties(
     summary="Get a counterparty",
 )
 async def get_counterparty(counterparty_id: str, context: Context) -> CounterpartyRead:
-    counterparty = await service.get_counterparty(
+    counterparty = await service.read_counterparty(
         context.session,
-        caller=_caller(context, "counterparties:read"),
+        caller=context.caller,
         counterparty_id=counterparty_id,
     )
     return CounterpartyRead.of(counterparty)
@@ -129,7 +123,7 @@ async def update_counterparty(
     """Only the fields sent change; a new `address` replaces the old one whole."""
     counterparty = await service.update_counterparty(
         context.session,
-        caller=_caller(context, "counterparties:write"),
+        caller=context.caller,
         counterparty_id=counterparty_id,
         changes=body,
         now=context.now(),
@@ -148,7 +142,7 @@ async def delete_counterparty(counterparty_id: str, context: Context) -> Respons
     transfers that already name it keep showing it."""
     await service.delete_counterparty(
         context.session,
-        caller=_caller(context, "counterparties:write"),
+        caller=context.caller,
         counterparty_id=counterparty_id,
         now=context.now(),
     )
@@ -171,7 +165,7 @@ async def create_external_account(body: ExternalAccountCreate, context: Context)
     Routing numbers, IBANs and BICs are checked (422 names the field); `supportedRails`
     says how it can be paid. The full account number and IBAN are never returned."""
     account = await service.create_external_account(
-        context.session, caller=_caller(context, "customers:write"), data=body, now=context.now()
+        context.session, caller=context.caller, data=body, now=context.now()
     )
     return await context.respond(ExternalAccountRead.of(account), status=201)
 
@@ -191,7 +185,7 @@ async def list_external_accounts(
 ) -> ListResponse[ExternalAccountRead]:
     result = await service.list_external_accounts(
         context.session,
-        caller=_caller(context, "customers:read"),
+        caller=context.caller,
         page=page,
         customer_id=customer_id,
         counterparty_id=counterparty_id,
@@ -209,8 +203,7 @@ async def list_external_accounts(
 async def validate_bank_code(body: BankCodeValidation, context: Context) -> BankCodeValidationRead:
     """200 whether the code is valid or not. Check digits are verified (ABA, IBAN mod 97);
     `bankName` is given when the code identifies the bank."""
-    _caller(context, "customers:read")
-    return service.validate_bank_code(body)
+    return service.validate_bank_code(context.caller, body)
 
 
 @router.get(
@@ -220,9 +213,9 @@ async def validate_bank_code(body: BankCodeValidation, context: Context) -> Bank
     summary="Get an external bank account",
 )
 async def get_external_account(external_account_id: str, context: Context) -> ExternalAccountRead:
-    account = await service.get_external_account(
+    account = await service.read_external_account(
         context.session,
-        caller=_caller(context, "customers:read"),
+        caller=context.caller,
         external_account_id=external_account_id,
     )
     return ExternalAccountRead.of(account)
@@ -240,7 +233,7 @@ async def update_external_account(
     """Names, type and label only; the numbers never change. 409 when CLOSED."""
     account = await service.update_external_account(
         context.session,
-        caller=_caller(context, "customers:write"),
+        caller=context.caller,
         external_account_id=external_account_id,
         changes=body,
         now=context.now(),
@@ -258,7 +251,7 @@ async def close_external_account(external_account_id: str, context: Context) -> 
     """Final: a CLOSED account can no longer be paid or changed (409 when already CLOSED)."""
     account = await service.close_external_account(
         context.session,
-        caller=_caller(context, "customers:write"),
+        caller=context.caller,
         external_account_id=external_account_id,
         now=context.now(),
     )
@@ -279,7 +272,7 @@ async def create_external_wallet(body: ExternalWalletCreate, context: Context) -
     """Of a customer (`customerId`) or of one of its counterparties (`counterpartyId`).
     The address is checked for its chain (422 `address` with the reason)."""
     wallet = await service.create_external_wallet(
-        context.session, caller=_caller(context, "customers:write"), data=body, now=context.now()
+        context.session, caller=context.caller, data=body, now=context.now()
     )
     return await context.respond(ExternalWalletRead.of(wallet), status=201)
 
@@ -300,7 +293,7 @@ async def list_external_wallets(
 ) -> ListResponse[ExternalWalletRead]:
     result = await service.list_external_wallets(
         context.session,
-        caller=_caller(context, "customers:read"),
+        caller=context.caller,
         page=page,
         customer_id=customer_id,
         counterparty_id=counterparty_id,
@@ -317,9 +310,9 @@ async def list_external_wallets(
     summary="Get an external wallet",
 )
 async def get_external_wallet(external_wallet_id: str, context: Context) -> ExternalWalletRead:
-    wallet = await service.get_external_wallet(
+    wallet = await service.read_external_wallet(
         context.session,
-        caller=_caller(context, "customers:read"),
+        caller=context.caller,
         external_wallet_id=external_wallet_id,
     )
     return ExternalWalletRead.of(wallet)
@@ -337,7 +330,7 @@ async def update_external_wallet(
     """Only the label changes; the chain and address never do. 409 when CLOSED."""
     wallet = await service.update_external_wallet(
         context.session,
-        caller=_caller(context, "customers:write"),
+        caller=context.caller,
         external_wallet_id=external_wallet_id,
         changes=body,
         now=context.now(),

@@ -37,6 +37,9 @@ from corridor.parties.schemas import (
     PartyStatus,
 )
 
+COUNTERPARTIES_READ, COUNTERPARTIES_WRITE = "counterparties:read", "counterparties:write"
+# External accounts and wallets are the customer's (or its counterparties'): customers scopes.
+CUSTOMERS_READ, CUSTOMERS_WRITE = "customers:read", "customers:write"
 ACTIVE, CLOSED = PartyStatus.ACTIVE.value, PartyStatus.CLOSED.value
 
 
@@ -79,6 +82,29 @@ async def get_external_wallet(
 def counterparty_read(counterparty: Counterparty) -> dict[str, Any]:
     """The spec 2.8 expanded form, exactly as the API returns it."""
     return CounterpartyRead.of(counterparty).to_json_dict()
+
+
+async def read_counterparty(
+    session: AsyncSession, *, caller: Caller, counterparty_id: str
+) -> Counterparty:
+    caller.require_scope(COUNTERPARTIES_READ)
+    return await get_counterparty(session, caller=caller, counterparty_id=counterparty_id)
+
+
+async def read_external_account(
+    session: AsyncSession, *, caller: Caller, external_account_id: str
+) -> ExternalAccount:
+    caller.require_scope(CUSTOMERS_READ)
+    return await get_external_account(
+        session, caller=caller, external_account_id=external_account_id
+    )
+
+
+async def read_external_wallet(
+    session: AsyncSession, *, caller: Caller, external_wallet_id: str
+) -> ExternalWallet:
+    caller.require_scope(CUSTOMERS_READ)
+    return await get_external_wallet(session, caller=caller, external_wallet_id=external_wallet_id)
 
 
 # --- Owners -------------------------------------------------------------------------------
@@ -178,6 +204,7 @@ async def list_counterparties(
     customer_id: str | None,
     beneficiary_type: BeneficiaryType | None,
 ) -> Page[Counterparty]:
+    caller.require_scope(COUNTERPARTIES_READ)
     caller.require_customer_binding()
     _check_filter_id(customer_id, "cus", "customerId")
     statement = repository.filtered_counterparties(
@@ -195,6 +222,7 @@ def _stored_address(address: Any) -> dict[str, Any]:
 async def create_counterparty(
     session: AsyncSession, *, caller: Caller, data: CounterpartyCreate, now: datetime
 ) -> Counterparty:
+    caller.require_scope(COUNTERPARTIES_WRITE)
     await _usable_customer(session, caller, data.customer_id)
     counterparty = Counterparty(
         id=new_id("cp"),
@@ -223,6 +251,7 @@ async def update_counterparty(
     now: datetime,
 ) -> Counterparty:
     """Only the fields sent change; a change that changes nothing emits no event."""
+    caller.require_scope(COUNTERPARTIES_WRITE)
     counterparty = await get_counterparty(
         session, caller=caller, counterparty_id=counterparty_id, for_update=True
     )
@@ -246,6 +275,7 @@ async def delete_counterparty(
 ) -> None:
     """Soft delete: the counterparty is 404 from now on and its accounts and wallets are
     closed, so nothing new can be paid to it; transfers that name it still read it."""
+    caller.require_scope(COUNTERPARTIES_WRITE)
     counterparty = await get_counterparty(
         session, caller=caller, counterparty_id=counterparty_id, for_update=True
     )
@@ -344,6 +374,7 @@ async def list_external_accounts(
     status: PartyStatus | None,
 ) -> Page[ExternalAccount]:
     """`customerId` matches the customer's own accounts and its counterparties'."""
+    caller.require_scope(CUSTOMERS_READ)
     return await _list_parties(
         session,
         caller,
@@ -381,6 +412,7 @@ def _checked_numbers(data: ExternalAccountCreate) -> bank_codes.CheckedAccount:
 async def create_external_account(
     session: AsyncSession, *, caller: Caller, data: ExternalAccountCreate, now: datetime
 ) -> ExternalAccount:
+    caller.require_scope(CUSTOMERS_WRITE)
     checked = _checked_numbers(data)
     owner = await _owner(session, caller, data.customer_id, data.counterparty_id)
     account_type = data.account_type.value if data.account_type else None
@@ -423,6 +455,7 @@ async def update_external_account(
     changes: ExternalAccountUpdate,
     now: datetime,
 ) -> ExternalAccount:
+    caller.require_scope(CUSTOMERS_WRITE)
     account = await get_external_account(
         session, caller=caller, external_account_id=external_account_id, for_update=True
     )
@@ -444,6 +477,7 @@ async def close_external_account(
     session: AsyncSession, *, caller: Caller, external_account_id: str, now: datetime
 ) -> ExternalAccount:
     """ACTIVE → CLOSED, final: a closed account can no longer be paid or changed."""
+    caller.require_scope(CUSTOMERS_WRITE)
     account = await get_external_account(
         session, caller=caller, external_account_id=external_account_id, for_update=True
     )
@@ -455,8 +489,9 @@ async def close_external_account(
     return account
 
 
-def validate_bank_code(request: BankCodeValidation) -> BankCodeValidationRead:
+def validate_bank_code(caller: Caller, request: BankCodeValidation) -> BankCodeValidationRead:
     """200 whether valid or not: `valid`, the bank's name when the code tells it, `reason`."""
+    caller.require_scope(CUSTOMERS_READ)
     sent = request.codes_sent()
     if len(sent) != 1:
         raise ValidationFailed(
@@ -483,6 +518,7 @@ async def list_external_wallets(
     chain: addresses.Chain | None,
 ) -> Page[ExternalWallet]:
     """`customerId` matches the customer's own wallets and its counterparties'."""
+    caller.require_scope(CUSTOMERS_READ)
     return await _list_parties(
         session,
         caller,
@@ -498,6 +534,7 @@ async def list_external_wallets(
 async def create_external_wallet(
     session: AsyncSession, *, caller: Caller, data: ExternalWalletCreate, now: datetime
 ) -> ExternalWallet:
+    caller.require_scope(CUSTOMERS_WRITE)
     problem = addresses.address_problem(data.chain, data.address)
     if problem is not None:
         raise ValidationFailed("address", f"not a {data.chain.value} address: {problem}")
@@ -529,6 +566,7 @@ async def update_external_wallet(
     changes: ExternalWalletUpdate,
     now: datetime,
 ) -> ExternalWallet:
+    caller.require_scope(CUSTOMERS_WRITE)
     wallet = await get_external_wallet(
         session, caller=caller, external_wallet_id=external_wallet_id, for_update=True
     )

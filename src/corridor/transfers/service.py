@@ -6,6 +6,8 @@ the engine that carries legs out is engine.py.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -119,24 +121,37 @@ async def create_transfer(
     return lifecycle.TransferWithLegs(transfer, legs)
 
 
+@dataclass(frozen=True, slots=True)
+class TransferView:
+    """A transfer as GET shows it: with its legs, and its counterparty when expanded."""
+
+    found: lifecycle.TransferWithLegs
+    counterparty: dict[str, Any] | None = None
+
+
+EXPANSIONS = ("counterparty",)
+
+
 async def read_transfer(
-    session: AsyncSession, *, caller: Caller, transfer_id: str
-) -> lifecycle.TransferWithLegs:
+    session: AsyncSession, *, caller: Caller, transfer_id: str, expand: Sequence[str] = ()
+) -> TransferView:
     caller.require_scope(READ_SCOPE)
+    for part in expand:
+        if part not in EXPANSIONS:
+            raise ValidationFailed("expand", f"unknown expansion {part!r}; use counterparty")
     transfer = await lifecycle.get_transfer(session, caller=caller, transfer_id=transfer_id)
-    return lifecycle.TransferWithLegs(transfer, await repository.legs_of(session, transfer.id))
-
-
-async def counterparty_of(
-    session: AsyncSession, *, caller: Caller, transfer: Transfer
-) -> dict[str, Any] | None:
-    """The expanded counterparty (spec 2.8) of a third-party transfer."""
-    if transfer.counterparty_id is None:
-        return None
-    counterparty = await parties.get_counterparty(
-        session, caller=caller, counterparty_id=transfer.counterparty_id, include_deleted=True
-    )
-    return parties.counterparty_read(counterparty)
+    found = lifecycle.TransferWithLegs(transfer, await repository.legs_of(session, transfer.id))
+    counterparty = None
+    if "counterparty" in expand and transfer.counterparty_id is not None:
+        counterparty = parties.counterparty_read(
+            await parties.get_counterparty(
+                session,
+                caller=caller,
+                counterparty_id=transfer.counterparty_id,
+                include_deleted=True,
+            )
+        )
+    return TransferView(found, counterparty)
 
 
 async def update_transfer(

@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from corridor.agents import repository
 from corridor.agents.enforcement import destination_allowed
 from corridor.agents.errors import AgentApprovalRefused, NotAwaitingApproval
-from corridor.agents.schemas import AgentStatus, ApprovalDecision
+from corridor.agents.rules import AgentStatus, ApprovalDecision
 from corridor.auth.callers import Caller
 from corridor.kit.clock import isoformat_z
 from corridor.models.transfer import Agent, Transfer

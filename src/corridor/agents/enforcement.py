@@ -23,7 +23,7 @@ from corridor.agents.errors import (
     AgentInactive,
     AgentLimitExceeded,
 )
-from corridor.agents.schemas import AgentStatus, OverLimitAction, PayeeType
+from corridor.agents.rules import AgentStatus, OverLimitAction, PayeeType
 from corridor.auth.callers import Caller, CallerKind
 from corridor.models.transfer import Agent, Transfer, TransferLeg
 from corridor.transfers.plugins import HoldForApproval

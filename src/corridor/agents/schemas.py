@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, StrictStr, field_validator
 
+from corridor.agents.rules import AgentStatus, ApprovalDecision, OverLimitAction, PayeeType
 from corridor.kit.money import MoneyError, parse_minor_units
 from corridor.kit.schemas import CurrencyCode, RequestModel, ResponseModel, Timestamp
 
@@ -16,23 +16,6 @@ allowlist_entries_max = 100
 approval_reason_chars_max = 500
 
 AGENT_ID_EXAMPLE = "agt_01jd3x0p6x9e3k2v1m8q4r7s5t"
-
-
-class OverLimitAction(StrEnum):
-    REJECT = "REJECT"
-    REQUEST_APPROVAL = "REQUEST_APPROVAL"
-
-
-class AgentStatus(StrEnum):
-    ACTIVE = "ACTIVE"
-    PAUSED = "PAUSED"
-    REVOKED = "REVOKED"
-
-
-class PayeeType(StrEnum):
-    COUNTERPARTY = "counterparty"
-    EXTERNAL_ACCOUNT = "external_account"
-    EXTERNAL_WALLET = "external_wallet"
 
 
 def _minor_units(value: str | None) -> str | None:
@@ -230,11 +213,6 @@ class AgentSpendRead(ResponseModel):
     agent_id: str = Field(examples=[AGENT_ID_EXAMPLE])
     currency: str = Field(examples=["USD"])
     windows: list[SpendWindowRead]
-
-
-class ApprovalDecision(StrEnum):
-    APPROVE = "APPROVE"
-    DECLINE = "DECLINE"
 
 
 class AgentApproval(RequestModel):

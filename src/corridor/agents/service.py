@@ -11,15 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.accounts import service as accounts
 from corridor.agents import repository, spend
-from corridor.agents.schemas import (
-    AgentCreate,
-    AgentRead,
-    AgentStatus,
-    AgentUpdate,
-    AllowlistEntry,
-    LimitsIn,
-    PayeeType,
-)
+from corridor.agents.rules import AgentStatus, PayeeType
+from corridor.agents.schemas import AgentCreate, AgentRead, AgentUpdate, AllowlistEntry, LimitsIn
 from corridor.auth.callers import Caller, CallerKind
 from corridor.auth.scopes import AGENT_KEY_SCOPES
 from corridor.auth.secrets import agent_key_secret, hash_secret, visible_prefix

@@ -14,10 +14,10 @@ from corridor.customers.entity_schemas import (
     INDIVIDUAL_ONLY_FIELDS,
     AssociatedEntityCreate,
     AssociatedEntityUpdate,
-    EntityRole,
     percentage_to_basis_points,
 )
 from corridor.customers.errors import CustomerArchived, FieldProblems, WrongCustomerType
+from corridor.customers.rules import EntityRole
 from corridor.customers.states import CustomerStatus, CustomerType
 from corridor.kit.db import get_visible
 from corridor.kit.errors import ValidationFailed

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from enum import StrEnum
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, ConfigDict, Field, StrictStr
 
+from corridor.customers.rules import EntityRole
 from corridor.customers.schemas import (
     CalendarDate,
     CompanyName,
@@ -31,13 +31,6 @@ from corridor.models.customer import AssociatedEntity
 
 roles_per_entity_max = 4
 _PERCENTAGE = re.compile(r"^[0-9]{1,3}(\.[0-9]{1,2})?$")
-
-
-class EntityRole(StrEnum):
-    BENEFICIAL_OWNER = "BENEFICIAL_OWNER"
-    CONTROL_PERSON = "CONTROL_PERSON"
-    DIRECTOR = "DIRECTOR"
-    AUTHORIZED_SIGNER = "AUTHORIZED_SIGNER"
 
 
 def _percentage(value: str) -> str:

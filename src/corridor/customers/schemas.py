@@ -17,6 +17,7 @@ from pydantic import (
 )
 
 from corridor.customers import diligence
+from corridor.customers.rules import BusinessType, IdDocumentType, SourceOfFunds
 from corridor.customers.states import (
     Capability,
     CapabilityStatus,
@@ -314,31 +315,6 @@ class ComplianceRequirementsRead(ResponseModel):
 
 
 # --- Verification answers -----------------------------------------------------------------
-
-
-class IdDocumentType(StrEnum):
-    PASSPORT = "PASSPORT"
-    DRIVERS_LICENSE = "DRIVERS_LICENSE"
-    NATIONAL_ID = "NATIONAL_ID"
-
-
-class BusinessType(StrEnum):
-    CORPORATION = "CORPORATION"
-    LLC = "LLC"
-    PARTNERSHIP = "PARTNERSHIP"
-    SOLE_PROPRIETORSHIP = "SOLE_PROPRIETORSHIP"
-    NON_PROFIT = "NON_PROFIT"
-    TRUST = "TRUST"
-    OTHER = "OTHER"
-
-
-class SourceOfFunds(StrEnum):
-    BUSINESS_REVENUE = "BUSINESS_REVENUE"
-    INVESTMENT = "INVESTMENT"
-    LOANS = "LOANS"
-    DONATIONS = "DONATIONS"
-    SAVINGS = "SAVINGS"
-    OTHER = "OTHER"
 
 
 class IdDocumentIn(CustomersRequest):

@@ -7,10 +7,10 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Response
 
 from corridor.fixedroutes import service
+from corridor.fixedroutes.rules import FixedRouteType
 from corridor.fixedroutes.schemas import (
     FixedRouteCreate,
     FixedRouteRead,
-    FixedRouteType,
     FixedRouteUpdate,
     FixedRouteValidate,
     FixedRouteValidation,

@@ -3,9 +3,9 @@ are allowed, and a stored route's flow."""
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
-from corridor.fixedroutes.schemas import FixedRouteStatus, FixedRouteType
 from corridor.kit.money import CurrencyKind, MoneyError, currency
 from corridor.transfers.rules.flows import (
     BOOK,
@@ -15,6 +15,18 @@ from corridor.transfers.rules.flows import (
     flow_of,
     is_chain,
 )
+
+
+class FixedRouteType(StrEnum):
+    VIRTUAL_BANK_ACCOUNT = "VIRTUAL_BANK_ACCOUNT"
+    VIRTUAL_WALLET = "VIRTUAL_WALLET"
+
+
+class FixedRouteStatus(StrEnum):
+    ACTIVE = "ACTIVE"
+    PAUSED = "PAUSED"
+    CLOSED = "CLOSED"
+
 
 # The smallest amount a route is priced at when it is checked (in major units): enough for
 # every conversion of the rate table to give a whole minor unit.

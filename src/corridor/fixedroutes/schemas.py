@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field
 
+from corridor.fixedroutes.rules import FixedRouteStatus, FixedRouteType
 from corridor.kit.schemas import CurrencyCode, RequestModel, ResponseModel, Sparse, Timestamp
 from corridor.models.transfer import FixedRoute, VirtualAccount
 from corridor.rails.base import RailName
@@ -38,17 +38,6 @@ _WALLET_EXAMPLE: dict[str, Any] = {
     },
     "remarks": "Every USDC deposit goes to the operating account",
 }
-
-
-class FixedRouteType(StrEnum):
-    VIRTUAL_BANK_ACCOUNT = "VIRTUAL_BANK_ACCOUNT"
-    VIRTUAL_WALLET = "VIRTUAL_WALLET"
-
-
-class FixedRouteStatus(StrEnum):
-    ACTIVE = "ACTIVE"
-    PAUSED = "PAUSED"
-    CLOSED = "CLOSED"
 
 
 class RouteSourceIn(RequestModel):

@@ -17,11 +17,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from corridor.auth.callers import Caller
 from corridor.customers import service as customers
 from corridor.fixedroutes import repository, rules
+from corridor.fixedroutes.rules import FixedRouteStatus, FixedRouteType
 from corridor.fixedroutes.schemas import (
     FixedRouteCreate,
     FixedRouteRead,
-    FixedRouteStatus,
-    FixedRouteType,
     FixedRouteUpdate,
     FixedRouteValidate,
     FixedRouteValidation,

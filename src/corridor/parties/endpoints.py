@@ -9,10 +9,10 @@ from fastapi import APIRouter, Depends, Query, Response
 from corridor.kit.pagination import ListResponse, PageRequest, page_request
 from corridor.parties import service
 from corridor.parties.addresses import Chain
+from corridor.parties.rules import BeneficiaryType, PartyStatus
 from corridor.parties.schemas import (
     BankCodeValidation,
     BankCodeValidationRead,
-    BeneficiaryType,
     CounterpartyCreate,
     CounterpartyRead,
     CounterpartyUpdate,
@@ -22,7 +22,6 @@ from corridor.parties.schemas import (
     ExternalWalletCreate,
     ExternalWalletRead,
     ExternalWalletUpdate,
-    PartyStatus,
 )
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Annotated
 
 from pydantic import ConfigDict, Field, StrictStr
@@ -19,6 +18,7 @@ from corridor.kit.schemas import (
 from corridor.models.party import Counterparty, ExternalAccount, ExternalWallet
 from corridor.parties.addresses import Chain
 from corridor.parties.bank_codes import BankCodeKind
+from corridor.parties.rules import AccountType, BeneficiaryType, PartyStatus
 
 name_chars_max = 200
 # ISO 20022's Max140Text, the longest name the payment rails carry.
@@ -43,21 +43,6 @@ _ADDRESS_EXAMPLE = {
     "postalCode": "8001",
     "country": "CH",
 }
-
-
-class BeneficiaryType(StrEnum):
-    INDIVIDUAL = "INDIVIDUAL"
-    BUSINESS = "BUSINESS"
-
-
-class PartyStatus(StrEnum):
-    ACTIVE = "ACTIVE"
-    CLOSED = "CLOSED"
-
-
-class AccountType(StrEnum):
-    CHECKING = "CHECKING"
-    SAVINGS = "SAVINGS"
 
 
 class _OneOwner(RequestModel):

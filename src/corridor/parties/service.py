@@ -21,10 +21,10 @@ from corridor.models.event import emit
 from corridor.models.party import Counterparty, ExternalAccount, ExternalWallet
 from corridor.parties import addresses, bank_codes, repository
 from corridor.parties.errors import CustomerArchived, FieldProblems, OneOwnerRequired, PartyClosed
+from corridor.parties.rules import BeneficiaryType, PartyStatus
 from corridor.parties.schemas import (
     BankCodeValidation,
     BankCodeValidationRead,
-    BeneficiaryType,
     CounterpartyCreate,
     CounterpartyRead,
     CounterpartyUpdate,
@@ -34,7 +34,6 @@ from corridor.parties.schemas import (
     ExternalWalletCreate,
     ExternalWalletRead,
     ExternalWalletUpdate,
-    PartyStatus,
 )
 
 COUNTERPARTIES_READ, COUNTERPARTIES_WRITE = "counterparties:read", "counterparties:write"

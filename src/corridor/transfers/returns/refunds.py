@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -38,25 +37,12 @@ from corridor.transfers.engine import rail_io, system
 from corridor.transfers.money import entries, postings
 from corridor.transfers.money.entries import CLEARING, SUSPENSE, Movement, Ref
 from corridor.transfers.rules.flows import BOOK, Flow, LegType, is_chain, is_stablecoin
-from corridor.transfers.rules.states import LegStatus, TransferStatus
+from corridor.transfers.rules.states import LegStatus, RefundStatus, ReturnOutcome, TransferStatus
 
 REFUND_UPDATED = "transfer.refund.updated"
 REFUND_FLOWS = frozenset({Flow.REFUND_CRYPTO, Flow.REFUND_FIAT})
 ACTIVE = "ACTIVE"
 reason_chars_max = 500
-
-
-class ReturnOutcome(StrEnum):
-    TO_BALANCE = "TO_BALANCE"
-    REFUNDING = "REFUNDING"
-    PARKED = "PARKED"
-
-
-class RefundStatus(StrEnum):
-    PENDING = "PENDING"  # the REFUND_* transfer exists, its leg not yet submitted
-    PROCESSING = "PROCESSING"  # submitted to the rail
-    COMPLETED = "COMPLETED"
-    FAILED = "FAILED"  # the money went to the customer's balance (or was parked)
 
 
 @dataclass(frozen=True, slots=True)

@@ -167,3 +167,16 @@ def current_leg_index(status: str, leg_statuses: list[str]) -> int | None:
         if leg_status != LegStatus.COMPLETED:
             return index
     return None
+
+
+class ReturnOutcome(StrEnum):
+    TO_BALANCE = "TO_BALANCE"
+    REFUNDING = "REFUNDING"
+    PARKED = "PARKED"
+
+
+class RefundStatus(StrEnum):
+    PENDING = "PENDING"  # the REFUND_* transfer exists, its leg not yet submitted
+    PROCESSING = "PROCESSING"  # submitted to the rail
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"  # the money went to the customer's balance (or was parked)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
 from corridor.kit.schemas import AmountIn, CurrencyCode, RequestModel
 from corridor.rails.base import RailName
+from corridor.transfers.rules.reasons import PaymentReason
 from corridor.transfers.rules.states import Decision
 
 client_reference_chars_max = 256
@@ -26,42 +26,6 @@ Remarks = Annotated[StrictStr, Field(max_length=remarks_chars_max)]
 Percent = Annotated[StrictFloat | StrictInt, Field(ge=0, le=1, allow_inf_nan=False)]
 
 _TRANSFER_ID = "tfr_01jd3x0p6x9e3k2v1m8q4r7s5t"
-
-
-class PaymentReason(StrEnum):
-    """Spec 2.9."""
-
-    CAPITAL_CONTRIBUTIONS = "CAPITAL_CONTRIBUTIONS"
-    CHARITABLE_CONTRIBUTIONS = "CHARITABLE_CONTRIBUTIONS"
-    CONSULTING_FEES = "CONSULTING_FEES"
-    CORPORATE_TAX_PAYMENTS = "CORPORATE_TAX_PAYMENTS"
-    DOWN_PAYMENTS_FOR_REAL_ESTATE = "DOWN_PAYMENTS_FOR_REAL_ESTATE"
-    EDUCATION_FEES = "EDUCATION_FEES"
-    EMPLOYEE_SALARIES_OR_WAGES = "EMPLOYEE_SALARIES_OR_WAGES"
-    EXPENSES_REIMBURSEMENT = "EXPENSES_REIMBURSEMENT"
-    GIFTS = "GIFTS"
-    GOVERNMENT_GRANTS = "GOVERNMENT_GRANTS"
-    INCOME_TAX_PAYMENTS = "INCOME_TAX_PAYMENTS"
-    INHERITANCE_PAYMENTS = "INHERITANCE_PAYMENTS"
-    INSURANCE_CLAIM_PAYOUTS = "INSURANCE_CLAIM_PAYOUTS"
-    INSURANCE_PREMIUM_PAYMENTS = "INSURANCE_PREMIUM_PAYMENTS"
-    INVESTMENTS = "INVESTMENTS"
-    LOAN_ADVANCES = "LOAN_ADVANCES"
-    MORTGAGE_PAYMENTS = "MORTGAGE_PAYMENTS"
-    OTHER = "OTHER"
-    PAYMENT_FOR_GOODS_AND_SERVICES = "PAYMENT_FOR_GOODS_AND_SERVICES"
-    PERSONAL_TRANSFERS = "PERSONAL_TRANSFERS"
-    REAL_ESTATE_PURCHASES = "REAL_ESTATE_PURCHASES"
-    REMITTANCES = "REMITTANCES"
-    RENT = "RENT"
-    REPAYMENT_OF_LOANS = "REPAYMENT_OF_LOANS"
-    ROYALTIES = "ROYALTIES"
-    SELF = "SELF"
-    TRADE_SETTLEMENT = "TRADE_SETTLEMENT"
-    TRUST_FUND_DISTRIBUTIONS = "TRUST_FUND_DISTRIBUTIONS"
-    UTILITY_BILLS = "UTILITY_BILLS"
-    WELFARE_OR_BENEFITS = "WELFARE_OR_BENEFITS"
-    WINNINGS_AND_PRIZES = "WINNINGS_AND_PRIZES"
 
 
 class SourceIn(RequestModel):

@@ -6,7 +6,7 @@ from itertools import pairwise
 
 import pytest
 
-from corridor.customers.schemas import SandboxStatus
+from corridor.customers.schemas.customer import SandboxStatus
 from corridor.customers.states import (
     SANDBOX_TARGETS,
     TRANSITIONS,

@@ -8,9 +8,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Response
 
 from corridor.customers import onboarding, reading, service
-from corridor.customers.entity_schemas import AssociatedEntityRead
 from corridor.customers.onboarding_endpoints import router as onboarding_router
-from corridor.customers.schemas import (
+from corridor.customers.schemas.customer import (
     BusinessCustomerCreate,
     BusinessVerification,
     CapabilitiesRead,
@@ -25,6 +24,7 @@ from corridor.customers.schemas import (
     SandboxVerificationStatus,
     VerificationStatusRead,
 )
+from corridor.customers.schemas.entities import AssociatedEntityRead
 from corridor.customers.states import CustomerStatus, CustomerType
 from corridor.kit.pagination import ListResponse, PageRequest, page_request
 from corridor.web.context import Context

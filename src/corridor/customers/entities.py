@@ -9,15 +9,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.customers import repository, service, states
-from corridor.customers.entity_schemas import (
+from corridor.customers.errors import CustomerArchived, FieldProblems, WrongCustomerType
+from corridor.customers.rules import EntityRole
+from corridor.customers.schemas.entities import (
     BUSINESS_ONLY_FIELDS,
     INDIVIDUAL_ONLY_FIELDS,
     AssociatedEntityCreate,
     AssociatedEntityUpdate,
     percentage_to_basis_points,
 )
-from corridor.customers.errors import CustomerArchived, FieldProblems, WrongCustomerType
-from corridor.customers.rules import EntityRole
 from corridor.customers.states import CustomerStatus, CustomerType
 from corridor.kit.db import get_visible
 from corridor.kit.errors import ValidationFailed

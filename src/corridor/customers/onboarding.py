@@ -13,7 +13,7 @@ from corridor.auth.secrets import hash_secret, random_token
 from corridor.customers import diligence, entities, reading, repository, service, states
 from corridor.customers.errors import CustomerArchived, FieldProblems, WrongCustomerType
 from corridor.customers.requirements import Requirement
-from corridor.customers.schemas import (
+from corridor.customers.schemas.customer import (
     BusinessVerification,
     IndividualVerification,
     TermsOfServiceCreate,

@@ -8,13 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Response
 
 from corridor.customers import entities, onboarding
-from corridor.customers.entity_schemas import (
-    AssociatedEntityCreate,
-    AssociatedEntityRead,
-    AssociatedEntityUpdate,
-    VerificationLinkRead,
-)
-from corridor.customers.schemas import (
+from corridor.customers.schemas.customer import (
     RequirementRead,
     RfiProgress,
     RfiProgressRead,
@@ -23,6 +17,12 @@ from corridor.customers.schemas import (
     TermsOfServiceRead,
     VerificationSessionConfiguration,
     VerificationSessionRead,
+)
+from corridor.customers.schemas.entities import (
+    AssociatedEntityCreate,
+    AssociatedEntityRead,
+    AssociatedEntityUpdate,
+    VerificationLinkRead,
 )
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES

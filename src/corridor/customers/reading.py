@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from corridor.auth.callers import Caller
 from corridor.customers import repository, requirements, service
 from corridor.customers.requirements import Requirement
-from corridor.customers.schemas import (
+from corridor.customers.schemas.customer import (
     IdDocumentRead,
     VerificationAnswersRead,
     VerificationStatusRead,

@@ -12,7 +12,7 @@ from corridor.auth.callers import Caller
 from corridor.customers import diligence, repository, requirements, states
 from corridor.customers.errors import CustomerArchived, FieldProblems, IllegalStatusMove
 from corridor.customers.requirements import CustomerFacts, Requirement
-from corridor.customers.schemas import (
+from corridor.customers.schemas.customer import (
     BusinessCustomerCreate,
     CustomerRead,
     CustomerUpdate,

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field, StrictStr
 
-from corridor.customers.schemas import Email
+from corridor.customers.schemas.customer import Email
 from corridor.kit.schemas import (
     AddressIn,
     CountryCode,

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, ConfigDict, Field, StrictStr
 
 from corridor.customers.rules import EntityRole
-from corridor.customers.schemas import (
+from corridor.customers.schemas.customer import (
     CalendarDate,
     CompanyName,
     CustomersRequest,

@@ -1,0 +1,1 @@
+"""Request and response shapes of customers (customer.py) and their associated entities (entities.py)."""

@@ -407,7 +407,7 @@ async def test_a_non_active_customer_cannot_transfer(tenant):
     assert assert_error(refused, 409, "invalid_state")["currentStatus"] == "INCOMPLETE"
 
 
-async def test_quotes_do_not_exist_yet(tenant, customer):
+async def test_an_unknown_quote_id_is_not_found(tenant, customer):
     body = _internal(customer, quoteId="quo_01jd3x0p6x9e3k2v1m8q4r7s5t")
     assert_error(await tenant.client.post("/v1/transfers", json=body), 404, "not_found")
 

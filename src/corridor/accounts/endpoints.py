@@ -3,20 +3,22 @@ and sandbox funding."""
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Response
 
 from corridor.accounts import service
 from corridor.accounts.schemas import AccountRead, BalanceRead, BalanceTransactionRead, SandboxFund
-from corridor.kit.pagination import ListResponse, PageRequest, page_request
+from corridor.kit.pagination import ListResponse, PageRequest
 from corridor.web.authentication import SandboxOnlyRoute
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
+from corridor.web.pagination import page_request
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 
-TAGS: list[str] = ["Accounts"]
+TAGS: list[str | Enum] = ["Accounts"]
 id_chars_max = 64
 
 Page = Annotated[PageRequest, Depends(page_request)]

@@ -14,7 +14,7 @@ from corridor.models.organization import Organization
 
 def visible_accounts(
     caller: Caller, *, customer_id: str | None = None, currency: str | None = None
-) -> Select[tuple[LedgerAccount]]:
+) -> Select[LedgerAccount]:
     """Balance accounts of the caller's organization that the caller may see."""
     statement = select(LedgerAccount).where(
         LedgerAccount.organization_id == caller.organization_id,
@@ -31,7 +31,7 @@ def visible_accounts(
     return statement
 
 
-def visible_customers(caller: Caller) -> Select[tuple[Customer]]:
+def visible_customers(caller: Caller) -> Select[Customer]:
     """The customers whose accounts the caller may list: its organization's, or the one it
     is bound to."""
     statement = select(Customer).where(Customer.organization_id == caller.organization_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Response
@@ -18,16 +19,17 @@ from corridor.agents.schemas import (
     AgentUpdate,
     SpendWindowRead,
 )
-from corridor.kit.pagination import ListResponse, PageRequest, page_request
+from corridor.kit.pagination import ListResponse, PageRequest
 from corridor.models.access import ApiKey
 from corridor.models.transfer import Agent
 from corridor.transfers.endpoints import Plugins
 from corridor.transfers.schemas.transfer import TransferRead
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
+from corridor.web.pagination import page_request
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
-TAGS: list[str] = ["Agents"]
+TAGS: list[str | Enum] = ["Agents"]
 Pages = Annotated[PageRequest, Depends(page_request)]
 
 _APPROVAL_RESPONSES: dict[int | str, dict] = {

@@ -14,7 +14,7 @@ from corridor.models.transfer import Agent, Transfer
 AGENT_KEY_KIND = "AGENT"
 
 
-def visible_agents(caller: Caller, *, customer_id: str | None = None) -> Select[tuple[Agent]]:
+def visible_agents(caller: Caller, *, customer_id: str | None = None) -> Select[Agent]:
     """The organization's agents (only `customer_id`'s when given); a caller bound to a
     customer sees that customer's; an agent key sees only its own agent."""
     statement = select(Agent).where(Agent.organization_id == caller.organization_id)
@@ -38,7 +38,7 @@ async def agent_by_id(session: AsyncSession, agent_id: str) -> Agent | None:
     return await session.get(Agent, agent_id)
 
 
-def keys_of(agent_id: str) -> Select[tuple[ApiKey]]:
+def keys_of(agent_id: str) -> Select[ApiKey]:
     return select(ApiKey).where(ApiKey.kind == AGENT_KEY_KIND, ApiKey.agent_id == agent_id)
 
 

@@ -38,7 +38,7 @@ async def organization_by_id(session: AsyncSession, organization_id: str) -> Org
     return await session.get(Organization, organization_id)
 
 
-def organization_keys(organization_id: str) -> Select[tuple[ApiKey]]:
+def organization_keys(organization_id: str) -> Select[ApiKey]:
     return select(ApiKey).where(
         ApiKey.organization_id == organization_id, ApiKey.kind == "ORGANIZATION"
     )
@@ -56,5 +56,5 @@ async def live_agent_of_key(session: AsyncSession, key: ApiKey) -> Agent | None:
     return (await session.execute(statement)).scalar_one_or_none()
 
 
-def customers_of(organization_id: str) -> Select[tuple[Customer]]:
+def customers_of(organization_id: str) -> Select[Customer]:
     return select(Customer).where(Customer.organization_id == organization_id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from enum import Enum
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Response
@@ -26,13 +27,14 @@ from corridor.customers.schemas.customer import (
 )
 from corridor.customers.schemas.entities import AssociatedEntityRead
 from corridor.customers.states import CustomerStatus, CustomerType
-from corridor.kit.pagination import ListResponse, PageRequest, page_request
+from corridor.kit.pagination import ListResponse, PageRequest
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
+from corridor.web.pagination import page_request
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 
-TAGS: list[str] = ["Customers"]
+TAGS: list[str | Enum] = ["Customers"]
 
 
 @router.post(

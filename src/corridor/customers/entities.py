@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -161,10 +162,11 @@ def _basis_points(percentage: str | None) -> int | None:
     return None if percentage is None else percentage_to_basis_points(percentage)
 
 
-def _check_entity(entity: AssociatedEntity, others: list[AssociatedEntity]) -> None:
+def _check_entity(entity: AssociatedEntity, others: Sequence[AssociatedEntity]) -> None:
     """The fields an entity of its type needs, and ownership that adds up to at most 100%."""
     details: dict[str, Any] = entity.details
     problems: list[dict[str, str]] = []
+    required: tuple[str, ...]
     if entity.type == CustomerType.INDIVIDUAL:
         required, foreign = ("firstName", "lastName"), BUSINESS_ONLY_FIELDS
     else:

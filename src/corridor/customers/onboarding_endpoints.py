@@ -3,6 +3,7 @@ sessions and enhanced-diligence requests for information. Mounted by `endpoints.
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Response
@@ -29,9 +30,9 @@ from corridor.web.openapi import ERROR_RESPONSES
 
 router = APIRouter(responses=ERROR_RESPONSES)
 
-TERMS = ["Terms of service"]
-ENTITIES = ["Customers"]
-VERIFICATION = ["Verification"]
+TERMS: list[str | Enum] = ["Terms of service"]
+ENTITIES: list[str | Enum] = ["Customers"]
+VERIFICATION: list[str | Enum] = ["Verification"]
 
 
 def _base_url(context: Context) -> str:
@@ -186,7 +187,7 @@ async def create_verification_link(customer_id: str, entity_id: str, context: Co
     link = VerificationLinkRead(
         id=started.verification_session.id,
         customer_id=started.verification_session.customer_id,
-        associated_entity_id=started.verification_session.associated_entity_id,
+        associated_entity_id=entity_id,
         url=onboarding.verification_url(_base_url(context), started),
         expires_at=started.verification_session.expires_at,
     )

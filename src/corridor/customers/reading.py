@@ -18,7 +18,7 @@ from corridor.customers.schemas.customer import (
     VerificationAnswersRead,
     VerificationStatusRead,
 )
-from corridor.customers.states import CustomerStatus, capabilities
+from corridor.customers.states import Capability, CapabilityStatus, CustomerStatus, capabilities
 from corridor.kit.errors import ValidationFailed
 from corridor.kit.schemas import Amount
 from corridor.models.customer import AssociatedEntity, Customer
@@ -69,7 +69,7 @@ async def read_customer(
 
 async def read_capabilities(
     session: AsyncSession, *, caller: Caller, customer_id: str
-) -> tuple[Customer, dict[str, str]]:
+) -> tuple[Customer, dict[Capability, CapabilityStatus]]:
     caller.require_scope(READ_SCOPE)
     customer = await service.get_customer(session, caller=caller, customer_id=customer_id)
     return customer, dict(capabilities(CustomerStatus(customer.status)))

@@ -21,7 +21,7 @@ from corridor.models.ledger import LedgerAccount
 CUSTOMER_BALANCE = "CUSTOMER_BALANCE"
 
 
-def visible_customers(caller: Caller) -> Select[tuple[Customer]]:
+def visible_customers(caller: Caller) -> Select[Customer]:
     """The customers this caller may see: its organization's, or only the one it is bound to."""
     statement = select(Customer).where(Customer.organization_id == caller.organization_id)
     if caller.customer_id is not None:
@@ -31,7 +31,7 @@ def visible_customers(caller: Caller) -> Select[tuple[Customer]]:
 
 def filtered_customers(
     caller: Caller, *, status: str | None, type_: str | None, email: str | None
-) -> Select[tuple[Customer]]:
+) -> Select[Customer]:
     statement = visible_customers(caller)
     if status is not None:
         statement = statement.where(Customer.status == status)
@@ -47,7 +47,7 @@ async def customer_id_using_terms(session: AsyncSession, acceptance_id: str) -> 
     return (await session.execute(statement)).scalar_one_or_none()
 
 
-def terms_of_service_acceptances(organization_id: str) -> Select[tuple[TermsOfServiceAcceptance]]:
+def terms_of_service_acceptances(organization_id: str) -> Select[TermsOfServiceAcceptance]:
     return select(TermsOfServiceAcceptance).where(
         TermsOfServiceAcceptance.organization_id == organization_id
     )
@@ -91,7 +91,7 @@ async def associated_entities(
     return list((await session.execute(statement)).scalars())
 
 
-def entities_of(customer: Customer) -> Select[tuple[AssociatedEntity]]:
+def entities_of(customer: Customer) -> Select[AssociatedEntity]:
     return select(AssociatedEntity).where(
         AssociatedEntity.organization_id == customer.organization_id,
         AssociatedEntity.customer_id == customer.id,
@@ -125,7 +125,7 @@ async def pending_rfi(
     return (await session.execute(statement)).scalar_one_or_none()
 
 
-def visible_verification_sessions(caller: Caller) -> Select[tuple[VerificationSession]]:
+def visible_verification_sessions(caller: Caller) -> Select[VerificationSession]:
     statement = select(VerificationSession).where(
         VerificationSession.organization_id == caller.organization_id
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Response
@@ -15,12 +16,13 @@ from corridor.fixedroutes.schemas import (
     FixedRouteValidate,
     FixedRouteValidation,
 )
-from corridor.kit.pagination import ListResponse, Page, PageRequest, page_request
+from corridor.kit.pagination import ListResponse, Page, PageRequest
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
+from corridor.web.pagination import page_request
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
-TAGS: list[str] = ["Fixed routes"]
+TAGS: list[str | Enum] = ["Fixed routes"]
 Pages = Annotated[PageRequest, Depends(page_request)]
 
 

@@ -12,7 +12,7 @@ from corridor.kit import db
 from corridor.models.transfer import FixedRoute, VirtualAccount
 
 
-def visible_routes(caller: Caller) -> Select[tuple[FixedRoute]]:
+def visible_routes(caller: Caller) -> Select[FixedRoute]:
     """The organization's routes; only its customer's when the caller is bound to one."""
     statement = select(FixedRoute).where(FixedRoute.organization_id == caller.organization_id)
     if caller.customer_id is not None:
@@ -20,7 +20,7 @@ def visible_routes(caller: Caller) -> Select[tuple[FixedRoute]]:
     return statement
 
 
-def routes_of(caller: Caller, *, customer_id: str | None) -> Select[tuple[FixedRoute]]:
+def routes_of(caller: Caller, *, customer_id: str | None) -> Select[FixedRoute]:
     statement = visible_routes(caller)
     if customer_id is not None:
         statement = statement.where(FixedRoute.customer_id == customer_id)

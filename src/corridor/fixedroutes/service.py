@@ -148,7 +148,9 @@ async def validate_route(
         )
     except ValidationFailed as error:
         return FixedRouteValidation(
-            valid=False, flow=None, errors=[RouteProblem.model_validate(e) for e in error.errors]
+            valid=False,
+            flow=None,
+            errors=[RouteProblem.model_validate(e) for e in error.errors or []],
         )
     except NotFound as error:
         return _invalid(_not_found_field(error, data), error)

@@ -12,9 +12,10 @@ types are in models/base.py.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
-from sqlalchemy import Select, event, select
+from sqlalchemy import Executable, Select, event, select
+from sqlalchemy.engine import CursorResult
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -102,6 +103,12 @@ def for_update(
     return statement.execution_options(populate_existing=True)
 
 
+async def affected_rows(session: AsyncSession, statement: Executable) -> int:
+    """Run an UPDATE or DELETE; how many rows it touched."""
+    result = await session.execute(statement)
+    return cast("CursorResult[Any]", result).rowcount or 0
+
+
 async def lock_rows(session: AsyncSession, model: type[Any], ids: Sequence[str]) -> list[Any]:
     """Load rows by id for update, always in id order so concurrent lockers never deadlock."""
     ordered = sorted(set(ids))
@@ -112,7 +119,7 @@ async def lock_rows(session: AsyncSession, model: type[Any], ids: Sequence[str])
 
 async def get_visible(
     session: AsyncSession,
-    visible: Select[tuple[Row]],
+    visible: Select[Row],
     identifier: str,
     *,
     locked: bool = False,

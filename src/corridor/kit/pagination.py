@@ -5,9 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Generic, Self, TypeVar
+from typing import Any, Generic, Self, TypeVar
 
-from fastapi import Query
 from pydantic import Field
 from sqlalchemy import Select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -28,18 +27,14 @@ class PageRequest:
     limit: int
     cursor: str | None
 
-
-def page_request(
-    limit: Annotated[
-        int, Query(ge=1, le=page_size_max, description="Items per page, 1 to 250")
-    ] = page_size_default,
-    cursor: Annotated[
-        str | None, Query(max_length=64, description="`nextCursor` of the previous page")
-    ] = None,
-) -> PageRequest:
-    if cursor is not None and not _CURSOR_PATTERN.match(cursor):
-        raise ValidationFailed("cursor", "not a cursor returned by this list")
-    return PageRequest(limit=limit, cursor=cursor)
+    @classmethod
+    def checked(cls, *, limit: int = page_size_default, cursor: str | None = None) -> PageRequest:
+        """A page asked for from outside: the cursor must be one this API handed out."""
+        if not 1 <= limit <= page_size_max:
+            raise ValidationFailed("limit", f"must be 1 to {page_size_max}")
+        if cursor is not None and not _CURSOR_PATTERN.match(cursor):
+            raise ValidationFailed("cursor", "not a cursor returned by this list")
+        return cls(limit=limit, cursor=cursor)
 
 
 @dataclass(frozen=True, slots=True)

@@ -151,3 +151,12 @@ class Sparse(ResponseModel):
                 if key in data and data[key] is None:
                     del data[key]
         return data
+
+
+def _drop_default(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
+
+
+# A request field that may be left out but, when sent, may not be null. Its Python default
+# None means "left out" (check `model_fields_set`); the schema shows no default.
+Omittable: Any = Field(default=None, json_schema_extra=_drop_default)

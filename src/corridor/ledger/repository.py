@@ -32,7 +32,7 @@ async def sum_of_postings(session: AsyncSession, account_id: str) -> int:
     return int((await session.execute(statement)).scalar_one())
 
 
-def postings_of_account(account_id: str) -> Select[tuple[Posting]]:
+def postings_of_account(account_id: str) -> Select[Posting]:
     """An account's postings, for `fetch_page` (which orders them newest first)."""
     return select(Posting).where(Posting.account_id == account_id)
 

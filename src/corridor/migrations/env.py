@@ -30,7 +30,9 @@ def _run_sync(connection) -> None:
 
 
 async def _run_async() -> None:
-    engine = create_async_engine(config.get_main_option("sqlalchemy.url"))
+    url = config.get_main_option("sqlalchemy.url")
+    assert url is not None, "kit.migrate sets sqlalchemy.url"
+    engine = create_async_engine(url)
     try:
         async with engine.connect() as connection:
             await connection.run_sync(_run_sync)

@@ -15,10 +15,11 @@ from corridor.auth.schemas import (
     ConsoleSessionCreated,
     ConsoleUserRead,
 )
-from corridor.kit.pagination import ListResponse, PageRequest, page_request
+from corridor.kit.pagination import ListResponse, PageRequest
 from corridor.web.authentication import CONSOLE_SESSION_COOKIE
 from corridor.web.context import Context, Public
 from corridor.web.openapi import ERROR_RESPONSES
+from corridor.web.pagination import page_request
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 

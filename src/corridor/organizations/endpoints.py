@@ -3,11 +3,12 @@ and the organizations below it."""
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Response
 
-from corridor.kit.pagination import ListResponse, PageRequest, page_request
+from corridor.kit.pagination import ListResponse, PageRequest
 from corridor.organizations import service
 from corridor.organizations.schemas import (
     ConfigurationRead,
@@ -18,9 +19,10 @@ from corridor.organizations.schemas import (
 )
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
+from corridor.web.pagination import page_request
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
-TAGS: list[str] = ["Organizations"]
+TAGS: list[str | Enum] = ["Organizations"]
 
 
 @router.get(

@@ -48,7 +48,7 @@ def _subtree(root_id: str) -> CTE:
     )
 
 
-def organizations_in_scope(root_id: str) -> Select[tuple[Organization]]:
+def organizations_in_scope(root_id: str) -> Select[Organization]:
     """The organizations a caller of `root_id` may read: its own and its descendants."""
     return select(Organization).where(Organization.id.in_(select(_subtree(root_id).c.id)))
 

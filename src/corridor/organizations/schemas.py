@@ -11,6 +11,7 @@ from corridor.kit.schemas import (
     Amount,
     AmountIn,
     CurrencyCode,
+    Omittable,
     RequestModel,
     ResponseModel,
     Timestamp,
@@ -29,19 +30,12 @@ def _not_blank(text: str) -> str:
     return text
 
 
-def _drop_default(schema: dict[str, Any]) -> None:
-    schema.pop("default", None)
-
-
 def _valid_account_currencies(codes: list[str]) -> list[str]:
     problem = rules.account_currencies_problem(codes)
     if problem is not None:
         raise ValueError(problem)
     return codes
 
-
-# May be left out; when sent it may not be null. Its Python default None means "left out".
-Omittable = Field(default=None, json_schema_extra=_drop_default)
 
 OrganizationName = Annotated[
     StrictStr,

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Response
 
-from corridor.kit.pagination import ListResponse, PageRequest, page_request
+from corridor.kit.pagination import ListResponse, PageRequest
 from corridor.parties import service
 from corridor.parties.addresses import Chain
 from corridor.parties.rules import BeneficiaryType, PartyStatus
@@ -25,12 +26,13 @@ from corridor.parties.schemas import (
 )
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
+from corridor.web.pagination import page_request
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 
-COUNTERPARTIES: list[str] = ["Counterparties"]
-EXTERNAL_ACCOUNTS: list[str] = ["External accounts"]
-EXTERNAL_WALLETS: list[str] = ["External wallets"]
+COUNTERPARTIES: list[str | Enum] = ["Counterparties"]
+EXTERNAL_ACCOUNTS: list[str | Enum] = ["External accounts"]
+EXTERNAL_WALLETS: list[str | Enum] = ["External wallets"]
 
 CustomerFilter = Annotated[
     str | None,

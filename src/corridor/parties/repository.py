@@ -20,7 +20,7 @@ OwnedParty = TypeVar("OwnedParty", ExternalAccount, ExternalWallet)
 
 def visible_counterparties(
     caller: Caller, *, include_deleted: bool = False
-) -> Select[tuple[Counterparty]]:
+) -> Select[Counterparty]:
     """The organization's counterparties, or only its bound customer's; deleted ones only
     when asked for (transfers that already reference one still read it)."""
     statement = select(Counterparty).where(Counterparty.organization_id == caller.organization_id)
@@ -33,7 +33,7 @@ def visible_counterparties(
 
 def filtered_counterparties(
     caller: Caller, *, customer_id: str | None, beneficiary_type: str | None
-) -> Select[tuple[Counterparty]]:
+) -> Select[Counterparty]:
     statement = visible_counterparties(caller)
     if customer_id is not None:
         statement = statement.where(Counterparty.customer_id == customer_id)
@@ -57,7 +57,7 @@ def _owned_by_customer(model: type[OwnedParty], customer_id: str) -> ColumnEleme
     )
 
 
-def visible_parties(caller: Caller, model: type[OwnedParty]) -> Select[tuple[OwnedParty]]:
+def visible_parties(caller: Caller, model: type[OwnedParty]) -> Select[OwnedParty]:
     statement = select(model).where(model.organization_id == caller.organization_id)
     if caller.customer_id is not None:
         statement = statement.where(_owned_by_customer(model, caller.customer_id))
@@ -71,7 +71,7 @@ def filtered_parties(
     customer_id: str | None,
     counterparty_id: str | None,
     status: str | None,
-) -> Select[tuple[OwnedParty]]:
+) -> Select[OwnedParty]:
     statement = visible_parties(caller, model)
     if customer_id is not None:
         statement = statement.where(_owned_by_customer(model, customer_id))

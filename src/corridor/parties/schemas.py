@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, StrictStr
 
@@ -37,7 +37,7 @@ HolderName = Annotated[StrictStr, Field(min_length=1, max_length=account_holder_
 Label = Annotated[StrictStr, Field(max_length=label_chars_max)]
 BankName = Annotated[StrictStr, Field(min_length=1, max_length=bank_name_chars_max)]
 
-_ADDRESS_EXAMPLE = {
+_ADDRESS_EXAMPLE: dict[str, Any] = {
     "addressLine1": "Bahnhofstrasse 1",
     "city": "Zürich",
     "postalCode": "8001",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from enum import Enum
+
 from fastapi import APIRouter, Response
 
 from corridor.quotes import service
@@ -13,7 +15,7 @@ from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
-TAGS: list[str] = ["Quotes"]
+TAGS: list[str | Enum] = ["Quotes"]
 
 
 def _with_transfer(quoted: service.QuotedTransfer, context: Context) -> QuoteWithTransfer:

@@ -10,7 +10,7 @@ from corridor.kit import db
 from corridor.models.transfer import Quote
 
 
-def visible_quotes(caller: Caller) -> Select[tuple[Quote]]:
+def visible_quotes(caller: Caller) -> Select[Quote]:
     """The organization's quotes; only its customer's when the caller is bound to one."""
     statement = select(Quote).where(Quote.organization_id == caller.organization_id)
     if caller.customer_id is not None:

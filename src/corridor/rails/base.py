@@ -88,7 +88,11 @@ class RailStatus(StrEnum):
 
 @runtime_checkable
 class RailAdapter(Protocol):
-    name: RailName
+    @property
+    def name(self) -> RailName:
+        """The rail this adapter serves."""
+        ...
+
     currencies: frozenset[str]
 
     def schedule(self, *, at: datetime) -> Schedule:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from enum import Enum
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request, Response
@@ -10,7 +11,7 @@ from pydantic import BaseModel
 
 from corridor.kit.clock import as_utc
 from corridor.kit.errors import ValidationFailed
-from corridor.kit.pagination import ListResponse, Page, PageRequest, page_request
+from corridor.kit.pagination import ListResponse, Page, PageRequest
 from corridor.transfers import actions, service
 from corridor.transfers.actions import Parked
 from corridor.transfers.lifecycle import TransferWithLegs
@@ -29,9 +30,10 @@ from corridor.transfers.schemas.requests import (
 from corridor.transfers.schemas.transfer import DocumentList, TransferRead
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
+from corridor.web.pagination import page_request
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
-TAGS: list[str] = ["Transfers"]
+TAGS: list[str | Enum] = ["Transfers"]
 AgentApprovalStatus = Annotated[str, Query(pattern="^(PENDING|APPROVED|DECLINED)$")]
 Pages = Annotated[PageRequest, Depends(page_request)]
 

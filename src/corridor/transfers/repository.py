@@ -21,7 +21,7 @@ from corridor.models.transfer import Deposit, FixedRoute, Transfer, TransferLeg,
 # --- Transfers ----------------------------------------------------------------------------
 
 
-def visible_transfers(caller: Caller) -> Select[tuple[Transfer]]:
+def visible_transfers(caller: Caller) -> Select[Transfer]:
     """The caller's organization's transfers; only its customer's, or its accounts', when
     the caller is bound to one."""
     statement = select(Transfer).where(Transfer.organization_id == caller.organization_id)
@@ -51,7 +51,7 @@ class TransferFilters:
     account_id: str | None = None  # the source, destination or returned-to balance account
 
 
-def filtered_transfers(caller: Caller, filters: TransferFilters) -> Select[tuple[Transfer]]:
+def filtered_transfers(caller: Caller, filters: TransferFilters) -> Select[Transfer]:
     statement = visible_transfers(caller)
     equalities = (
         (Transfer.status, filters.status),
@@ -88,7 +88,7 @@ async def transfer_by_id(
     return (await session.execute(statement)).scalar_one_or_none()
 
 
-def _due(now: datetime, organization_id: str | None) -> Select[tuple[Transfer]]:
+def _due(now: datetime, organization_id: str | None) -> Select[Transfer]:
     statement = select(Transfer).where(
         Transfer.next_step_at.is_not(None), Transfer.next_step_at <= now
     )
@@ -219,7 +219,7 @@ async def customer_virtual_bank_account(
     return (await session.execute(statement)).scalars().first()
 
 
-def virtual_accounts_of_balance(account_id: str) -> Select[tuple[VirtualAccount]]:
+def virtual_accounts_of_balance(account_id: str) -> Select[VirtualAccount]:
     return select(VirtualAccount).where(VirtualAccount.balance_account_id == account_id)
 
 
@@ -233,7 +233,7 @@ async def transfer_awaiting_reference(
     return (await session.execute(statement)).scalar_one_or_none()
 
 
-def unmatched_deposits(*, organization_id: str, customer_id: str) -> Select[tuple[Deposit]]:
+def unmatched_deposits(*, organization_id: str, customer_id: str) -> Select[Deposit]:
     return select(Deposit).where(
         Deposit.organization_id == organization_id,
         Deposit.customer_id == customer_id,

@@ -17,7 +17,7 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from corridor.kit.db import Database
+from corridor.kit.db import Database, affected_rows
 from corridor.kit.errors import CorridorError
 from corridor.kit.ids import new_id
 from corridor.models.idempotency import IdempotencyRecord
@@ -157,7 +157,5 @@ async def release(database: Database, claimed: Claim) -> None:
 
 
 async def delete_expired(session: AsyncSession, *, now: datetime) -> int:
-    result = await session.execute(
-        delete(IdempotencyRecord).where(IdempotencyRecord.expires_at <= now)
-    )
-    return result.rowcount or 0
+    statement = delete(IdempotencyRecord).where(IdempotencyRecord.expires_at <= now)
+    return await affected_rows(session, statement)

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from enum import Enum
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Depends, Query, Response
 
 from corridor.kit.errors import ValidationFailed
-from corridor.kit.pagination import ListResponse, PageRequest, page_request, page_size_max
+from corridor.kit.pagination import ListResponse, PageRequest, page_size_max
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
+from corridor.web.pagination import page_request
 from corridor.webhooks import history, service
 from corridor.webhooks.repository import MessageFilter
 from corridor.webhooks.rules import DeliveryStatus
@@ -36,8 +38,8 @@ from corridor.webhooks.schemas import (
 )
 
 router = APIRouter(prefix="/v1/webhooks", responses=ERROR_RESPONSES)
-ENDPOINTS: list[str] = ["Webhook endpoints"]
-MESSAGES: list[str] = ["Webhook messages"]
+ENDPOINTS: list[str | Enum] = ["Webhook endpoints"]
+MESSAGES: list[str | Enum] = ["Webhook messages"]
 SCOPE = "webhooks:manage"
 id_chars_max = 64
 message_page_size_default = 50

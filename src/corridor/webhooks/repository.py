@@ -30,7 +30,7 @@ _REPLAYABLE = (DeliveryStatus.FAIL.value, DeliveryStatus.CANCELED.value)
 # --- Endpoints ----------------------------------------------------------------------------
 
 
-def endpoints_of(organization_id: str) -> Select[tuple[WebhookEndpoint]]:
+def endpoints_of(organization_id: str) -> Select[WebhookEndpoint]:
     return select(WebhookEndpoint).where(
         WebhookEndpoint.organization_id == organization_id, WebhookEndpoint.deleted_at.is_(None)
     )
@@ -57,7 +57,7 @@ async def cancel_pending_deliveries(session: AsyncSession, endpoint_id: str, now
         )
         .values(status=DeliveryStatus.CANCELED.value, due_at=None, updated_at=now)
     )
-    return (await session.execute(statement)).rowcount or 0
+    return await db.affected_rows(session, statement)
 
 
 # --- Fan-out and claims -------------------------------------------------------------------
@@ -148,7 +148,7 @@ async def disable_endpoint(
     session: AsyncSession, endpoint_id: str, *, reason: str, now: datetime
 ) -> bool:
     """Disable an enabled endpoint; False when it already was disabled or deleted."""
-    result = await session.execute(
+    statement = (
         update(WebhookEndpoint)
         .where(
             WebhookEndpoint.id == endpoint_id,
@@ -157,7 +157,7 @@ async def disable_endpoint(
         )
         .values(disabled=True, disabled_reason=reason, updated_at=now)
     )
-    return bool(result.rowcount)
+    return await db.affected_rows(session, statement) > 0
 
 
 # --- Message history ----------------------------------------------------------------------
@@ -183,9 +183,9 @@ def _has_tag(session: AsyncSession, tag: str) -> Any:
     return type_coerce(Event.tags, JSONB).contains(type_coerce([tag], JSONB))
 
 
-def _message_statement(session: AsyncSession, query: MessageFilter) -> Select[Any]:
+def _message_statement(session: AsyncSession, query: MessageFilter) -> Select[Any, Any]:
     if query.endpoint_id is None:
-        statement: Select[Any] = select(Event, literal(None).label("delivery"))
+        statement: Select[Any, Any] = select(Event, literal(None).label("delivery"))
         order_column: Any = Event.id
     else:
         statement = select(Event, WebhookDelivery).join(
@@ -246,7 +246,7 @@ async def delivery_status_counts(
     return [StatusCount(*row) for row in await session.execute(statement)]
 
 
-def messages_of(organization_id: str) -> Select[tuple[Event]]:
+def messages_of(organization_id: str) -> Select[Event]:
     return select(Event).where(Event.organization_id == organization_id)
 
 
@@ -261,7 +261,7 @@ async def deliveries_of_message(session: AsyncSession, message_id: str) -> list[
 
 def attempts_of_message(
     organization_id: str, message_id: str, endpoint_id: str | None
-) -> Select[tuple[WebhookAttempt]]:
+) -> Select[WebhookAttempt]:
     statement = select(WebhookAttempt).where(
         WebhookAttempt.event_id == message_id, WebhookAttempt.organization_id == organization_id
     )
@@ -305,7 +305,7 @@ async def requeue_deliveries(session: AsyncSession, ids: Sequence[str], now: dat
         )
         .values(**_requeue_values(now))
     )
-    return (await session.execute(statement)).rowcount or 0
+    return await db.affected_rows(session, statement)
 
 
 async def replayable_delivery_ids(
@@ -373,5 +373,4 @@ async def delete_messages(session: AsyncSession, event_ids: Sequence[str]) -> in
     ids = list(event_ids)
     await session.execute(delete(WebhookAttempt).where(WebhookAttempt.event_id.in_(ids)))
     await session.execute(delete(WebhookDelivery).where(WebhookDelivery.event_id.in_(ids)))
-    result = await session.execute(delete(Event).where(Event.id.in_(ids)))
-    return result.rowcount or 0
+    return await db.affected_rows(session, delete(Event).where(Event.id.in_(ids)))

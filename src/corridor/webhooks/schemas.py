@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, StrictBool, StrictStr
 
-from corridor.kit.schemas import RequestModel, ResponseModel, Timestamp
+from corridor.kit.schemas import Omittable, RequestModel, ResponseModel, Timestamp
 from corridor.models.webhook import WebhookAttempt, WebhookEndpoint
 from corridor.webhooks.rules import AttemptStatus, DeliveryStatus, DisabledReason, Trigger
 from corridor.webhooks.urls import url_chars_max
@@ -21,14 +21,6 @@ EVENT_TYPE_PATTERN = r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$"
 ENDPOINT_ID_EXAMPLE = "ep_01jd3x0p6x9e3k2v1m8q4r7s5t"
 MESSAGE_ID_EXAMPLE = "msg_01jd3x0p6x9e3k2v1m8q4r7s5t"
 SECRET_EXAMPLE = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw4bS1LkV6sTI="
-
-
-def _drop_default(schema: dict[str, Any]) -> None:
-    schema.pop("default", None)
-
-
-# May be left out; when sent it may not be null. Its Python default None means "left out".
-Omittable = Field(default=None, json_schema_extra=_drop_default)
 
 
 def _distinct(values: list[str]) -> list[str]:

@@ -110,7 +110,7 @@ MetadataChanges = Annotated[
     ),
 ]
 
-_ADDRESS_EXAMPLE = {
+_ADDRESS_EXAMPLE: dict[str, Any] = {
     "addressLine1": "1 Market Street",
     "city": "San Francisco",
     "state": "CA",

@@ -3,11 +3,12 @@ deposit) and the sandbox transfer helpers."""
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Response
 
-from corridor.kit.pagination import ListResponse, PageRequest, page_request
+from corridor.kit.pagination import ListResponse, PageRequest
 from corridor.transfers.deposits import instructions
 from corridor.transfers.deposits import receiving as deposits
 from corridor.transfers.endpoints import Plugins
@@ -18,9 +19,10 @@ from corridor.transfers.schemas.transfer import TransferRead
 from corridor.web.authentication import SandboxOnlyRoute
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
+from corridor.web.pagination import page_request
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
-SANDBOX_TAGS: list[str] = ["Sandbox"]
+SANDBOX_TAGS: list[str | Enum] = ["Sandbox"]
 Page = Annotated[PageRequest, Depends(page_request)]
 
 

@@ -191,7 +191,7 @@ async def _address_destination(
     counterparty_id: str | None,
 ) -> ResolvedDestination:
     rail, code = request.get("paymentRail"), request.get("currency")
-    if not is_chain(rail):
+    if rail is None or not is_chain(rail):
         raise problem("destination.paymentRail", "required: the chain the address is on")
     if code is None:
         raise problem("destination.currency", "required: the stablecoin to send")

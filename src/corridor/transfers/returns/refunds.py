@@ -85,7 +85,7 @@ async def refund_target(session: AsyncSession, transfer: Transfer) -> RefundTarg
             return await _bank_target(session, transfer, refund_account_id, came_in)
     except NotFound:  # removed since: nothing to send to
         return None
-    if source.get("fromAddress") and is_chain(came_in):
+    if source.get("fromAddress") and came_in is not None and is_chain(came_in):
         return _chain_target(code, came_in, source["fromAddress"], None, None)
     if source.get("direction") == "DEBIT" and source.get("externalAccountId"):
         return await _bank_target(session, transfer, source["externalAccountId"], came_in)

@@ -11,8 +11,8 @@ from corridor.kit.schemas import CurrencyCode, RequestModel, ResponseModel, Spar
 from corridor.models.transfer import FixedRoute, VirtualAccount
 from corridor.rails.base import RailName
 from corridor.transfers.deposits import instructions as deposits
+from corridor.transfers.schemas.parts import DestinationRead
 from corridor.transfers.schemas.requests import DestinationIn, Identifier, PaymentDetailsIn
-from corridor.transfers.schemas.transfer import DestinationRead
 
 _CUSTOMER_ID = "cus_01jd3x0p6x9e3k2v1m8q4r7s5t"
 _EXTERNAL_ACCOUNT_ID = "ext_01jd3x0p6x9e3k2v1m8q4r7s5t"

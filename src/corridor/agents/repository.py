@@ -42,12 +42,6 @@ def keys_of(agent_id: str) -> Select[ApiKey]:
     return select(ApiKey).where(ApiKey.kind == AGENT_KEY_KIND, ApiKey.agent_id == agent_id)
 
 
-async def key_of(session: AsyncSession, agent_id: str, key_id: str) -> ApiKey | None:
-    return (
-        await session.execute(keys_of(agent_id).where(ApiKey.id == key_id))
-    ).scalar_one_or_none()
-
-
 async def live_keys_of(session: AsyncSession, agent_id: str) -> list[ApiKey]:
     statement = keys_of(agent_id).where(ApiKey.revoked_at.is_(None))
     return list((await session.execute(statement)).scalars())

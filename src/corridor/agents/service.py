@@ -18,7 +18,7 @@ from corridor.auth.scopes import AGENT_KEY_SCOPES
 from corridor.auth.secrets import agent_key_secret, hash_secret, visible_prefix
 from corridor.customers import service as customers
 from corridor.kit.db import get_visible
-from corridor.kit.errors import Forbidden, InvalidState, NotFound, ValidationFailed
+from corridor.kit.errors import Forbidden, InvalidState, ValidationFailed
 from corridor.kit.ids import looks_like_id, new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.access import ApiKey
@@ -336,11 +336,7 @@ async def revoke_agent_key(
     """Immediate and final; revoking a revoked key changes nothing."""
     _require_manager(caller, "manage agent keys")
     agent = await get_agent(session, caller=caller, agent_id=agent_id)
-    key = (
-        await repository.key_of(session, agent.id, key_id) if looks_like_id(key_id, "key") else None
-    )
-    if key is None:
-        raise NotFound("agent key", key_id)
+    key = await get_visible(session, repository.keys_of(agent.id), key_id, locked=True)
     if key.revoked_at is None:
         key.revoked_at = now
     return key

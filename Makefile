@@ -4,14 +4,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: serve test bench lint format install clean
+.PHONY: serve test bench lint format install clean sdk-models
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): pyproject.toml | $(BIN)/python
+$(STAMP): pyproject.toml clients/python/pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev]' -e clients/python
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -28,12 +28,16 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks $(BENCH_ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks clients
+	$(BIN)/ruff format --check src tests benchmarks clients
 
 format: $(STAMP)
-	$(BIN)/ruff check --fix src tests benchmarks
-	$(BIN)/ruff format src tests benchmarks
+	$(BIN)/ruff check --fix src tests benchmarks clients
+	$(BIN)/ruff format src tests benchmarks clients
+
+# The Python SDK's generated code: models.py from the server's OpenAPI, _sync/ from _async/.
+sdk-models: $(STAMP)
+	$(BIN)/python clients/python/codegen.py
 
 clean:
 	rm -rf $(VENV) .corridor

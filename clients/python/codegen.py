@@ -50,6 +50,7 @@ _GENERATOR_OPTIONS = [
     "--use-schema-description",
     "--use-field-description",
     "--collapse-root-models",
+    "--set-default-enum-member",
     "--disable-timestamp",
     "--formatters=builtin",
 ]

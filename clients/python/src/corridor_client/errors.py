@@ -234,10 +234,8 @@ def error_body(response: httpx.Response) -> dict[str, Any]:
 def error_from_response(response: httpx.Response) -> CorridorError:
     body = error_body(response)
     status = response.status_code
-    code = body.get("code") if isinstance(body.get("code"), str) else f"http_{status}"
-    message = body.get("message")
-    if not isinstance(message, str) or not message:
-        message = response.reason_phrase or f"HTTP {status}"
+    code = _text(body.get("code")) or f"http_{status}"
+    message = _text(body.get("message")) or response.reason_phrase or f"HTTP {status}"
     kind = _BY_CODE.get(code) or _BY_STATUS.get(status)
     if kind is None:
         kind = ServerError if status >= 500 else CorridorError
@@ -245,11 +243,15 @@ def error_from_response(response: httpx.Response) -> CorridorError:
         message,
         status=status,
         code=code,
-        request_id=body.get("requestId") or response.headers.get("x-request-id"),
+        request_id=_text(body.get("requestId")) or response.headers.get("x-request-id"),
         errors=_field_errors(body.get("errors")),
         body=body,
         headers=response.headers,
     )
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _field_errors(raw: Any) -> list[FieldError]:

@@ -1199,7 +1199,7 @@ class OrganizationCreate(CorridorModel):
         str,
         Field(examples=["Acme Payments"], max_length=200, min_length=1, title="Name"),
     ]
-    kind: Annotated[Kind | None, Field(title="Kind")] = "STANDARD"
+    kind: Annotated[Kind | None, Field(title="Kind")] = Kind.standard
 
 
 class Kind1(StrEnum):
@@ -3249,7 +3249,9 @@ class AgentCreate(CorridorModel):
     """
     The only payees the agent may pay; empty means none yet
     """
-    over_limit_action: Annotated[OverLimitAction | None, Field(alias="overLimitAction")] = "REJECT"
+    over_limit_action: Annotated[OverLimitAction | None, Field(alias="overLimitAction")] = (
+        OverLimitAction.reject
+    )
 
 
 class AgentUpdate(CorridorModel):

@@ -9,6 +9,7 @@ Verify the raw body exactly as received, before any JSON parsing; de-duplicate b
 from __future__ import annotations
 
 import binascii
+import builtins
 import json
 from collections.abc import Mapping
 from datetime import datetime
@@ -37,7 +38,7 @@ class WebhookEvent(BaseModel):
     timestamp: datetime
     data: dict[str, Any]
 
-    def data_as(self, model: type[Model]) -> Model:
+    def data_as(self, model: builtins.type[Model]) -> Model:
         """`data` as a model, e.g. `event.data_as(models.TransferRead)` for `transfer.*`."""
         return model.model_validate(self.data)
 

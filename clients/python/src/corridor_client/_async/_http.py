@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Mapping
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import httpx
 from pydantic import BaseModel
@@ -155,6 +155,6 @@ class AsyncResource:
         page_model: type[Page[Any]] = Page,
         **query: Any,
     ) -> AsyncPager[Item]:
-        return AsyncPager(
-            self._transport, _calls.read(path, _calls.query(**query)), page_model[item]
-        )
+        # Page[item] at run time: pydantic makes the page model of these items.
+        items_page: type[Page[Item]] = cast(Any, page_model)[item]
+        return AsyncPager(self._transport, _calls.read(path, _calls.query(**query)), items_page)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Mapping
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import httpx
 from pydantic import BaseModel
@@ -156,4 +156,6 @@ class Resource:
         page_model: type[Page[Any]] = Page,
         **query: Any,
     ) -> Pager[Item]:
-        return Pager(self._transport, _calls.read(path, _calls.query(**query)), page_model[item])
+        # Page[item] at run time: pydantic makes the page model of these items.
+        items_page: type[Page[Item]] = cast(Any, page_model)[item]
+        return Pager(self._transport, _calls.read(path, _calls.query(**query)), items_page)

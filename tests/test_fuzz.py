@@ -7,26 +7,20 @@ and invalid bodies, odd path ids, strange query values) and sends them over real
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 import socket
-import subprocess
-import sys
 import time
-from pathlib import Path
 
-import httpx
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 
 from corridor.app import create_app
 from corridor.config import Settings
-from tests.conftest import BACKENDS, POSTGRES_URL, _create_postgres_database
+from tests.conftest import BACKENDS
+from tests.live_server import live_corridor
 
 examples_per_operation_max = 20
-server_start_s_max = 60
 
 schema = schemathesis.openapi.from_dict(
     create_app(
@@ -35,61 +29,10 @@ schema = schemathesis.openapi.from_dict(
 )
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _corridor(environment: dict[str, str], *arguments: str) -> str:
-    command = [sys.executable, "-m", "corridor.cli", *arguments]
-    return subprocess.run(
-        command, env=environment, check=True, capture_output=True, text=True
-    ).stdout
-
-
 @pytest.fixture(scope="module", params=BACKENDS)
 def live_server(request, tmp_path_factory):
-    drop = None
-    if request.param == "sqlite":
-        database_url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('fuzz') / 'corridor.db'}"
-    else:
-        assert POSTGRES_URL is not None
-        database_url, drop = asyncio.run(_create_postgres_database(POSTGRES_URL))
-    port = _free_port()
-    environment = {
-        **os.environ,
-        "CORRIDOR_DATABASE_URL": database_url,
-        "CORRIDOR_LOG_LEVEL": "WARNING",
-    }
-    _corridor(environment, "migrate")
-    credentials = json.loads(_corridor(environment, "init", "--json"))
-    log = Path(tmp_path_factory.mktemp("fuzz-log")) / "server.log"
-    with log.open("w") as output:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "corridor.cli", "serve", "--port", str(port), "--no-workers"],
-            env=environment,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
-    base_url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + server_start_s_max
-        while True:
-            try:
-                if httpx.get(f"{base_url}/v1/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert server.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, "server did not start"
-            time.sleep(0.2)
-        yield base_url, credentials["apiKey"], log
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-        if drop is not None:
-            asyncio.run(drop())
+    with live_corridor(request.param, tmp_path_factory.mktemp("fuzz")) as live:
+        yield live.base_url, live.api_key, live.log
 
 
 @schema.parametrize()

@@ -77,7 +77,7 @@ class OrganizationUpdate(RequestModel):
     name: OrganizationName = Omittable
 
 
-class DeveloperFeeIn(RequestModel):
+class DefaultDeveloperFeeIn(RequestModel):
     fixed: StrictStr = Field(
         examples=["100"], description="Minor units of the transfer's currency, in a string"
     )
@@ -91,7 +91,7 @@ class DeveloperFeeIn(RequestModel):
     )
 
     @model_validator(mode="after")
-    def _fixed_is_minor_units(self) -> DeveloperFeeIn:
+    def _fixed_is_minor_units(self) -> DefaultDeveloperFeeIn:
         try:
             parse_minor_units(self.fixed)
         except MoneyError as error:
@@ -99,7 +99,7 @@ class DeveloperFeeIn(RequestModel):
         return self
 
 
-class DeveloperFeeRead(ResponseModel):
+class DefaultDeveloperFeeRead(ResponseModel):
     fixed: str = Field(examples=["100"])
     percent: float = Field(examples=[0.005])
 
@@ -111,7 +111,7 @@ class ConfigurationRead(ResponseModel):
     transfer_authorization_threshold: Amount | None = Field(
         description="Submits above this amount need a second console user's authorization"
     )
-    default_developer_fee: DeveloperFeeRead | None = Field(
+    default_developer_fee: DefaultDeveloperFeeRead | None = Field(
         description="The developer fee of transfers that name none"
     )
     webhook_history_enabled: bool = Field(
@@ -128,7 +128,7 @@ class ConfigurationRead(ResponseModel):
                 Amount.of(threshold.minor_units, threshold.currency) if threshold else None
             ),
             default_developer_fee=(
-                DeveloperFeeRead(fixed=str(fee.fixed_minor_units), percent=fee.percent)
+                DefaultDeveloperFeeRead(fixed=str(fee.fixed_minor_units), percent=fee.percent)
                 if fee
                 else None
             ),
@@ -154,7 +154,7 @@ class ConfigurationUpdate(RequestModel):
 
     account_currencies: AccountCurrencies = Omittable
     transfer_authorization_threshold: AmountIn | None = None
-    default_developer_fee: DeveloperFeeIn | None = None
+    default_developer_fee: DefaultDeveloperFeeIn | None = None
     webhook_history_enabled: StrictBool = Omittable
 
     def changes(self) -> dict[str, Any]:
@@ -168,7 +168,7 @@ class ConfigurationUpdate(RequestModel):
 def _domain_value(value: Any) -> Any:
     if isinstance(value, AmountIn):
         return Threshold(currency=value.currency, minor_units=value.minor_units)
-    if isinstance(value, DeveloperFeeIn):
+    if isinstance(value, DefaultDeveloperFeeIn):
         return DeveloperFee(fixed_minor_units=int(value.fixed), percent=value.percent)
     if isinstance(value, list):
         return tuple(value)

@@ -1,0 +1,1 @@
+"""The groups of operations, one module per domain of the server."""

@@ -1,0 +1,91 @@
+"""Agents: spending identities for software, their keys and their spend."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from corridor_client import _calls
+from corridor_client._async._http import AsyncPager, AsyncResource, AsyncTransport
+from corridor_client.models import (
+    AgentCreate,
+    AgentKeyCreate,
+    AgentKeyCreated,
+    AgentKeyRead,
+    AgentRead,
+    AgentSpendRead,
+    AgentUpdate,
+)
+
+
+class AsyncAgentKeys(AsyncResource):
+    async def create(
+        self,
+        agent_id: str,
+        params: AgentKeyCreate | Mapping[str, Any] | None = None,
+        /,
+        *,
+        idempotency_key: str | None = None,
+        **fields: Any,
+    ) -> AgentKeyCreated:
+        """An `sk_…_agent_…` key; its `secret` is in this answer only. Sent without an
+        Idempotency-Key unless you give one (see ApiKeys.create)."""
+        path = _calls.path("/v1/agents/{}/keys", agent_id)
+        body = _calls.optional_body(AgentKeyCreate, params, fields)
+        return await self._send(_calls.action(path, body, idempotency_key), AgentKeyCreated)
+
+    def list(self, agent_id: str, *, limit: int | None = None) -> AsyncPager[AgentKeyRead]:
+        return self._list(_calls.path("/v1/agents/{}/keys", agent_id), AgentKeyRead, limit=limit)
+
+    async def revoke(self, agent_id: str, key_id: str) -> None:
+        path = _calls.path("/v1/agents/{}/keys/{}", agent_id, key_id)
+        await self._send_for_nothing(_calls.delete(path))
+
+
+class AsyncAgents(AsyncResource):
+    def __init__(self, transport: AsyncTransport) -> None:
+        super().__init__(transport)
+        self.keys = AsyncAgentKeys(transport)
+
+    async def create(
+        self,
+        params: AgentCreate | Mapping[str, Any] | None = None,
+        /,
+        *,
+        idempotency_key: str | None = None,
+        **fields: Any,
+    ) -> AgentRead:
+        """An agent for an ACTIVE customer: `customer_id`, `source_account_id`, `name`,
+        `limits` (minor units), `destination_allowlist`, `over_limit_action`."""
+        body = _calls.body(AgentCreate, params, fields)
+        return await self._send(_calls.create("/v1/agents", body, idempotency_key), AgentRead)
+
+    def list(
+        self, *, customer_id: str | None = None, limit: int | None = None
+    ) -> AsyncPager[AgentRead]:
+        return self._list("/v1/agents", AgentRead, customerId=customer_id, limit=limit)
+
+    async def retrieve(self, agent_id: str) -> AgentRead:
+        return await self._send(_calls.read(_calls.path("/v1/agents/{}", agent_id)), AgentRead)
+
+    async def update(
+        self,
+        agent_id: str,
+        params: AgentUpdate | Mapping[str, Any] | None = None,
+        /,
+        **fields: Any,
+    ) -> AgentRead:
+        """Limits, allowlist, over-limit action, or `status` active/paused."""
+        path = _calls.path("/v1/agents/{}", agent_id)
+        body = _calls.body(AgentUpdate, params, fields)
+        return await self._send(_calls.update(path, body), AgentRead)
+
+    async def revoke(self, agent_id: str, *, idempotency_key: str | None = None) -> AgentRead:
+        """Final: the agent and every key of it stop working."""
+        path = _calls.path("/v1/agents/{}/revoke", agent_id)
+        return await self._send(_calls.action(path, None, idempotency_key), AgentRead)
+
+    async def spend(self, agent_id: str) -> AgentSpendRead:
+        """Used and remaining per window (minor units), and when each resets."""
+        path = _calls.path("/v1/agents/{}/spend", agent_id)
+        return await self._send(_calls.read(path), AgentSpendRead)

@@ -1,0 +1,106 @@
+"""Organizations, API keys and console sessions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from corridor_client import _calls
+from corridor_client._async._http import AsyncPager, AsyncResource
+from corridor_client.models import (
+    ApiKeyCreate,
+    ApiKeyCreated,
+    ApiKeyRead,
+    ConfigurationRead,
+    ConfigurationUpdate,
+    ConsoleSessionCreate,
+    ConsoleSessionCreated,
+    OrganizationCreate,
+    OrganizationRead,
+    OrganizationUpdate,
+)
+
+
+class AsyncOrganizations(AsyncResource):
+    async def current(self) -> OrganizationRead:
+        """The organization of the credentials in use."""
+        return await self._send(_calls.read("/v1/organizations/current"), OrganizationRead)
+
+    async def update_current(
+        self, params: OrganizationUpdate | Mapping[str, Any] | None = None, /, **fields: Any
+    ) -> OrganizationRead:
+        body = _calls.body(OrganizationUpdate, params, fields)
+        return await self._send(_calls.update("/v1/organizations/current", body), OrganizationRead)
+
+    async def configuration(self) -> ConfigurationRead:
+        """Balance currencies, thresholds and the other settings of the organization."""
+        return await self._send(
+            _calls.read("/v1/organizations/current/configuration"), ConfigurationRead
+        )
+
+    async def update_configuration(
+        self, params: ConfigurationUpdate | Mapping[str, Any] | None = None, /, **fields: Any
+    ) -> ConfigurationRead:
+        body = _calls.body(ConfigurationUpdate, params, fields)
+        return await self._send(
+            _calls.update("/v1/organizations/current/configuration", body), ConfigurationRead
+        )
+
+    async def create(
+        self,
+        params: OrganizationCreate | Mapping[str, Any] | None = None,
+        /,
+        *,
+        idempotency_key: str | None = None,
+        **fields: Any,
+    ) -> OrganizationRead:
+        """A child organization of the current one."""
+        body = _calls.body(OrganizationCreate, params, fields)
+        return await self._send(
+            _calls.create("/v1/organizations", body, idempotency_key), OrganizationRead
+        )
+
+    def list(self, *, limit: int | None = None) -> AsyncPager[OrganizationRead]:
+        """The organizations in scope: the current one and its children."""
+        return self._list("/v1/organizations", OrganizationRead, limit=limit)
+
+    async def retrieve(self, organization_id: str) -> OrganizationRead:
+        return await self._send(
+            _calls.read(_calls.path("/v1/organizations/{}", organization_id)), OrganizationRead
+        )
+
+
+class AsyncApiKeys(AsyncResource):
+    async def create(
+        self,
+        params: ApiKeyCreate | Mapping[str, Any] | None = None,
+        /,
+        *,
+        idempotency_key: str | None = None,
+        **fields: Any,
+    ) -> ApiKeyCreated:
+        """A new organization key (`scopes=["*"]` for an unrestricted one); its `secret`
+        is in this answer only. Sent without an Idempotency-Key unless you give one: the
+        server would keep the answer, secret included, to replay it (see docs/decisions.md)."""
+        body = _calls.body(ApiKeyCreate, params, fields)
+        return await self._send(_calls.action("/v1/api-keys", body, idempotency_key), ApiKeyCreated)
+
+    def list(self, *, limit: int | None = None) -> AsyncPager[ApiKeyRead]:
+        return self._list("/v1/api-keys", ApiKeyRead, limit=limit)
+
+    async def revoke(self, key_id: str) -> None:
+        await self._send_for_nothing(_calls.delete(_calls.path("/v1/api-keys/{}", key_id)))
+
+
+class AsyncConsoleSessions(AsyncResource):
+    async def create(
+        self, params: ConsoleSessionCreate | Mapping[str, Any] | None = None, /, **fields: Any
+    ) -> ConsoleSessionCreated:
+        """Sign a console user in (`email`, `password`): a `cs_…` token to use as api_key.
+        The server takes no Idempotency-Key here, so a failed sign-in is not retried."""
+        body = _calls.body(ConsoleSessionCreate, params, fields)
+        return await self._send(_calls.action("/v1/console/sessions", body), ConsoleSessionCreated)
+
+    async def delete_current(self) -> None:
+        """Sign out the session whose token this client uses."""
+        await self._send_for_nothing(_calls.delete("/v1/console/sessions/current"))

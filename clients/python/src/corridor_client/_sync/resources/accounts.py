@@ -1,0 +1,52 @@
+# Generated from corridor_client/_async/resources/accounts.py by clients/python/codegen.py.
+# Do not edit: change the async original and run `make sdk-models`.
+"""Balance accounts: balances, their history, virtual accounts and transfers."""
+
+from __future__ import annotations
+
+from corridor_client import _calls
+from corridor_client._sync._http import Pager, Resource
+from corridor_client.models import (
+    AccountRead,
+    BalanceRead,
+    BalanceTransactionRead,
+    TransferRead,
+    VirtualAccountRead,
+)
+
+
+class Accounts(Resource):
+    def list(
+        self,
+        *,
+        customer_id: str | None = None,
+        currency: str | None = None,
+        limit: int | None = None,
+    ) -> Pager[AccountRead]:
+        return self._list(
+            "/v1/accounts", AccountRead, customerId=customer_id, currency=currency, limit=limit
+        )
+
+    def retrieve(self, account_id: str) -> AccountRead:
+        return self._send(_calls.read(_calls.path("/v1/accounts/{}", account_id)), AccountRead)
+
+    def balance(self, account_id: str) -> BalanceRead:
+        """Available, pending (held) and total, as Amounts."""
+        path = _calls.path("/v1/accounts/{}/balance", account_id)
+        return self._send(_calls.read(path), BalanceRead)
+
+    def list_balance_transactions(
+        self, account_id: str, *, limit: int | None = None
+    ) -> Pager[BalanceTransactionRead]:
+        path = _calls.path("/v1/accounts/{}/balance-transactions", account_id)
+        return self._list(path, BalanceTransactionRead, limit=limit)
+
+    def list_virtual_accounts(
+        self, account_id: str, *, limit: int | None = None
+    ) -> Pager[VirtualAccountRead]:
+        path = _calls.path("/v1/accounts/{}/virtual-accounts", account_id)
+        return self._list(path, VirtualAccountRead, limit=limit)
+
+    def list_transfers(self, account_id: str, *, limit: int | None = None) -> Pager[TransferRead]:
+        path = _calls.path("/v1/accounts/{}/transfers", account_id)
+        return self._list(path, TransferRead, limit=limit)

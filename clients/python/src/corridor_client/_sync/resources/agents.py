@@ -1,0 +1,91 @@
+# Generated from corridor_client/_async/resources/agents.py by clients/python/codegen.py.
+# Do not edit: change the async original and run `make sdk-models`.
+"""Agents: spending identities for software, their keys and their spend."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from corridor_client import _calls
+from corridor_client._sync._http import Pager, Resource, Transport
+from corridor_client.models import (
+    AgentCreate,
+    AgentKeyCreate,
+    AgentKeyCreated,
+    AgentKeyRead,
+    AgentRead,
+    AgentSpendRead,
+    AgentUpdate,
+)
+
+
+class AgentKeys(Resource):
+    def create(
+        self,
+        agent_id: str,
+        params: AgentKeyCreate | Mapping[str, Any] | None = None,
+        /,
+        *,
+        idempotency_key: str | None = None,
+        **fields: Any,
+    ) -> AgentKeyCreated:
+        """An `sk_…_agent_…` key; its `secret` is in this answer only. Sent without an
+        Idempotency-Key unless you give one (see ApiKeys.create)."""
+        path = _calls.path("/v1/agents/{}/keys", agent_id)
+        body = _calls.optional_body(AgentKeyCreate, params, fields)
+        return self._send(_calls.action(path, body, idempotency_key), AgentKeyCreated)
+
+    def list(self, agent_id: str, *, limit: int | None = None) -> Pager[AgentKeyRead]:
+        return self._list(_calls.path("/v1/agents/{}/keys", agent_id), AgentKeyRead, limit=limit)
+
+    def revoke(self, agent_id: str, key_id: str) -> None:
+        path = _calls.path("/v1/agents/{}/keys/{}", agent_id, key_id)
+        self._send_for_nothing(_calls.delete(path))
+
+
+class Agents(Resource):
+    def __init__(self, transport: Transport) -> None:
+        super().__init__(transport)
+        self.keys = AgentKeys(transport)
+
+    def create(
+        self,
+        params: AgentCreate | Mapping[str, Any] | None = None,
+        /,
+        *,
+        idempotency_key: str | None = None,
+        **fields: Any,
+    ) -> AgentRead:
+        """An agent for an ACTIVE customer: `customer_id`, `source_account_id`, `name`,
+        `limits` (minor units), `destination_allowlist`, `over_limit_action`."""
+        body = _calls.body(AgentCreate, params, fields)
+        return self._send(_calls.create("/v1/agents", body, idempotency_key), AgentRead)
+
+    def list(self, *, customer_id: str | None = None, limit: int | None = None) -> Pager[AgentRead]:
+        return self._list("/v1/agents", AgentRead, customerId=customer_id, limit=limit)
+
+    def retrieve(self, agent_id: str) -> AgentRead:
+        return self._send(_calls.read(_calls.path("/v1/agents/{}", agent_id)), AgentRead)
+
+    def update(
+        self,
+        agent_id: str,
+        params: AgentUpdate | Mapping[str, Any] | None = None,
+        /,
+        **fields: Any,
+    ) -> AgentRead:
+        """Limits, allowlist, over-limit action, or `status` active/paused."""
+        path = _calls.path("/v1/agents/{}", agent_id)
+        body = _calls.body(AgentUpdate, params, fields)
+        return self._send(_calls.update(path, body), AgentRead)
+
+    def revoke(self, agent_id: str, *, idempotency_key: str | None = None) -> AgentRead:
+        """Final: the agent and every key of it stop working."""
+        path = _calls.path("/v1/agents/{}/revoke", agent_id)
+        return self._send(_calls.action(path, None, idempotency_key), AgentRead)
+
+    def spend(self, agent_id: str) -> AgentSpendRead:
+        """Used and remaining per window (minor units), and when each resets."""
+        path = _calls.path("/v1/agents/{}/spend", agent_id)
+        return self._send(_calls.read(path), AgentSpendRead)

@@ -1,0 +1,103 @@
+"""The agent flow: an owner makes an agent and its key; the agent pays within its limits
+with its own client; over a limit it gets a typed denial with exact decimal amounts."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from corridor_client import (
+    AgentApprovalRequired,
+    AgentLimitExceeded,
+    AsyncCorridor,
+    Corridor,
+    PermissionDeniedError,
+)
+from tests.client.support import Payer, ach_payout, funded_payer
+from tests.live_server import LiveServer
+
+
+def _agent_key(corridor: Corridor, payer: Payer, **fields) -> tuple[str, str]:
+    agent = corridor.agents.create(
+        customer_id=payer.customer.id,
+        source_account_id=payer.account.id,
+        name="Invoice bot",
+        limits={"per_transfer": "2000", "daily": "5000"},
+        destination_allowlist=[{"type": "external_account", "id": payer.bank_account.id}],
+        **fields,
+    )
+    key = corridor.agents.keys.create(agent.id, name="bot")
+    assert key.secret.startswith("sk_sandbox_agent_")
+    return agent.id, key.secret
+
+
+def _payment(payer: Payer, value_minor: str) -> dict:
+    """What an agent sends: no customer (its key knows it), submitted at once."""
+    body = ach_payout(payer, value_minor, confirm=True)
+    del body["customer_id"]
+    return body
+
+
+def test_an_agent_pays_within_its_limits_and_is_refused_over_them(
+    corridor: Corridor, live: LiveServer
+):
+    payer = funded_payer(corridor)
+    agent_id, secret = _agent_key(corridor, payer)
+
+    with Corridor(api_key=secret, base_url=live.base_url) as agent:
+        paid = agent.transfers.create(_payment(payer, "1500"))
+        assert paid.status == "PENDING" and paid.agent_id == agent_id
+
+        with pytest.raises(AgentLimitExceeded) as over_per_transfer:
+            agent.transfers.create(_payment(payer, "3000"))
+        denial = over_per_transfer.value.denial
+        assert (denial.code, denial.window, denial.currency) == (
+            "per_transfer_limit_exceeded",
+            "transfer",
+            "USD",
+        )
+        assert (denial.limit, denial.attempted_amount) == (Decimal("20.00"), Decimal("30.00"))
+        assert denial.used is None and denial.remaining is None
+        assert over_per_transfer.value.hint
+        assert over_per_transfer.value.status == 403
+        assert isinstance(over_per_transfer.value, PermissionDeniedError)
+
+        agent.transfers.create(_payment(payer, "2000"))
+        with pytest.raises(AgentLimitExceeded) as over_daily:
+            agent.transfers.create(_payment(payer, "2000"))
+        denial = over_daily.value.denial
+        assert (denial.code, denial.window) == ("daily_limit_exceeded", "day")
+        assert (denial.limit, denial.used, denial.remaining) == (
+            Decimal("50.00"),
+            Decimal("35.00"),
+            Decimal("15.00"),
+        )
+
+        spend = agent.agents.spend(agent_id)
+        day = next(window for window in spend.windows if window.window == "day")
+        assert (day.used, day.remaining) == ("3500", "1500")
+
+
+async def test_over_a_limit_an_approval_agent_parks_the_draft_for_the_owner(
+    corridor: Corridor, async_corridor: AsyncCorridor, live: LiveServer
+):
+    payer = funded_payer(corridor)
+    _, secret = _agent_key(corridor, payer, over_limit_action="REQUEST_APPROVAL")
+
+    async with AsyncCorridor(api_key=secret, base_url=live.base_url) as agent:
+        with pytest.raises(AgentApprovalRequired) as parked:
+            await agent.transfers.create(_payment(payer, "3000"))
+    transfer_id = parked.value.transfer_id
+    assert transfer_id.startswith("tfr_")
+    assert parked.value.denial.attempted_amount == Decimal("30.00")
+
+    waiting = [
+        transfer.id
+        async for transfer in async_corridor.transfers.list(
+            agent_approval_status="PENDING", customer_id=payer.customer.id
+        )
+    ]
+    assert waiting == [transfer_id]
+    approved = await async_corridor.transfers.decide_agent_approval(transfer_id, decision="APPROVE")
+    assert (approved.status, approved.agent_approval_status) == ("PENDING", "APPROVED")

@@ -1,0 +1,95 @@
+"""Refusals arrive as typed exceptions carrying status, code, request id and field errors."""
+
+from __future__ import annotations
+
+import pydantic
+import pytest
+
+from corridor_client import (
+    AsyncCorridor,
+    AuthenticationError,
+    Corridor,
+    CorridorError,
+    InvalidStateError,
+    NotFoundError,
+    ValidationError,
+)
+from corridor_client.errors import ConflictError, InsufficientFundsError
+from tests.client.support import BANK_ACCOUNT, ach_payout, funded_payer
+from tests.live_server import LiveServer, free_port
+
+UNKNOWN_TRANSFER = "tfr_01jd3x0p6x9e3k2v1m8q4r7s5t"
+
+
+def test_an_unknown_id_raises_not_found(corridor: Corridor):
+    with pytest.raises(NotFoundError) as raised:
+        corridor.transfers.retrieve(UNKNOWN_TRANSFER)
+
+    error = raised.value
+    assert (error.status, error.code) == (404, "not_found")
+    assert error.request_id.startswith("req_")
+    assert error.request_id == error.headers["x-request-id"]
+    assert UNKNOWN_TRANSFER in error.message and error.request_id in str(error)
+
+
+async def test_the_async_client_raises_the_same_errors(async_corridor: AsyncCorridor):
+    with pytest.raises(NotFoundError):
+        await async_corridor.agents.retrieve("agt_01jd3x0p6x9e3k2v1m8q4r7s5t")
+
+
+def test_a_field_the_server_refuses_raises_validation_error_with_the_field(corridor: Corridor):
+    payer = funded_payer(corridor)
+    with pytest.raises(ValidationError) as raised:
+        corridor.external_accounts.create(
+            customer_id=payer.customer.id, **{**BANK_ACCOUNT, "routing_number": "021000022"}
+        )
+
+    error = raised.value
+    assert (error.status, error.code) == (422, "validation_error")
+    assert [field_error.field for field_error in error.errors] == ["routingNumber"]
+    assert error.errors[0].message
+
+
+def test_a_wrong_key_raises_authentication_error(live: LiveServer):
+    with Corridor(api_key="sk_sandbox_not_a_key", base_url=live.base_url) as stranger:
+        with pytest.raises(AuthenticationError) as raised:
+            stranger.organizations.current()
+
+    assert (raised.value.status, raised.value.code) == (401, "unauthorized")
+    assert isinstance(raised.value, CorridorError)
+
+
+def test_a_call_the_state_forbids_raises_invalid_state_with_the_status(corridor: Corridor):
+    payer = funded_payer(corridor)
+    transfer = corridor.transfers.create(ach_payout(payer, "1000", confirm=True))
+    corridor.sandbox.complete_transfer(transfer.id)
+
+    with pytest.raises(InvalidStateError) as raised:
+        corridor.transfers.cancel(transfer.id, reason="too late")
+
+    assert raised.value.current_status == "COMPLETED"
+    assert isinstance(raised.value, ConflictError) and raised.value.status == 409
+
+
+def test_a_payout_over_the_balance_raises_insufficient_funds(corridor: Corridor):
+    payer = funded_payer(corridor, funds_minor="1000")
+    with pytest.raises(InsufficientFundsError) as raised:
+        corridor.transfers.create(ach_payout(payer, "1001", confirm=True))
+
+    assert raised.value.code == "insufficient_funds"
+    assert not list(corridor.customers.list_transfers(payer.customer.id))  # nothing created
+
+
+def test_a_body_that_does_not_match_the_schema_is_refused_before_sending():
+    # Nothing listens on that port: a request sent would fail with a connection error.
+    nowhere = f"http://127.0.0.1:{free_port()}"
+    with Corridor(api_key="k", base_url=nowhere) as corridor:
+        with pytest.raises(pydantic.ValidationError, match="cusomer_id"):
+            corridor.transfers.create(
+                cusomer_id="cus_1",
+                source={"account_id": "acc_1"},
+                destination={"account_id": "acc_2"},
+                amount={"currency": "USD", "value": "100"},
+            )
+        with pytest.raises(TypeError, match="not both"):
+            corridor.transfers.update("tfr_1", {"remarks": "a"}, remarks="b")

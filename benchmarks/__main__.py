@@ -18,7 +18,7 @@ from pathlib import Path
 import asyncpg
 from sqlalchemy.engine import make_url
 
-from benchmarks import ledger_posting, transfer_throughput, webhook_delivery
+from benchmarks import http_submit, ledger_posting, transfer_throughput, webhook_delivery
 from benchmarks.harness import console, report
 from corridor.kit.migrate import upgrade_to_head_async
 
@@ -57,7 +57,29 @@ def transfer_operations(operations: int) -> int:
     return max(operations // 5, 20)
 
 
-async def main(operations: int, concurrency: int) -> None:
+async def _http_submit(postgres: str, seconds: int) -> None:
+    missing = http_submit.tools_missing()
+    if missing:
+        console.print(
+            f"HTTP create+submit skipped: {', '.join(missing)} not installed "
+            "(apt-get install wrk postgresql-client)."
+        )
+        return
+    url, drop = await _postgres_database(postgres)
+    try:
+        await upgrade_to_head_async(url)
+        for label, floor, results in await http_submit.run(url, seconds=seconds):
+            report(
+                f"Create+submit over HTTP on PostgreSQL, {label}, 16 connections "
+                "(baseline: the same SQL in pgbench)",
+                results,
+                baseline=floor,
+            )
+    finally:
+        await drop()
+
+
+async def main(operations: int, concurrency: int, seconds: int) -> None:
     with tempfile.TemporaryDirectory() as directory:
         sqlite_url = f"sqlite+aiosqlite:///{Path(directory) / 'bench.db'}"
         await upgrade_to_head_async(sqlite_url)
@@ -75,6 +97,7 @@ async def main(operations: int, concurrency: int) -> None:
         "CORRIDOR_TEST_DATABASE_URL"
     )
     if postgres:
+        await _http_submit(postgres, seconds)
         url, drop = await _postgres_database(postgres)
         try:
             await upgrade_to_head_async(url)
@@ -107,5 +130,11 @@ if __name__ == "__main__":
     parser.add_argument(
         "--concurrency", type=int, default=8, help="operations in flight at once (default 8)"
     )
+    parser.add_argument(
+        "--seconds",
+        type=int,
+        default=10,
+        help="seconds of each HTTP load run (wrk, pgbench; default 10)",
+    )
     arguments = parser.parse_args()
-    asyncio.run(main(arguments.operations, arguments.concurrency))
+    asyncio.run(main(arguments.operations, arguments.concurrency, arguments.seconds))

@@ -6,7 +6,7 @@ import asyncio
 import statistics
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -21,21 +21,24 @@ class Result:
     operations: int
     seconds: float
     latencies_ms: list[float]
+    # Percentiles measured elsewhere (wrk reports 50, 75, 90 and 99), used when there are no
+    # individual latencies.
+    percentiles_ms: dict[int, float] = field(default_factory=dict)
 
     @property
     def throughput(self) -> float:
         return self.operations / self.seconds if self.seconds else 0.0
 
-    def percentile(self, fraction: float) -> float:
+    def percentile(self, fraction: float) -> float | None:
+        if not self.latencies_ms:
+            return self.percentiles_ms.get(round(fraction * 100))
         ordered = sorted(self.latencies_ms)
-        if not ordered:
-            return 0.0
         index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
         return ordered[index]
 
     @property
-    def mean_ms(self) -> float:
-        return statistics.fmean(self.latencies_ms) if self.latencies_ms else 0.0
+    def mean_ms(self) -> float | None:
+        return statistics.fmean(self.latencies_ms) if self.latencies_ms else None
 
 
 async def measure(
@@ -73,6 +76,10 @@ async def measure(
     return Result(name=name, operations=operations, seconds=seconds, latencies_ms=latencies)
 
 
+def _ms(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
 def report(title: str, results: list[Result], *, baseline: Result) -> None:
     table = Table(title=title, title_justify="left")
     for column in (
@@ -92,10 +99,10 @@ def report(title: str, results: list[Result], *, baseline: Result) -> None:
             result.name + (" (baseline)" if result is baseline else ""),
             str(result.operations),
             f"{result.throughput:,.0f}",
-            f"{result.percentile(0.50):.2f}",
-            f"{result.percentile(0.95):.2f}",
-            f"{result.percentile(0.99):.2f}",
-            f"{result.mean_ms:.2f}",
+            _ms(result.percentile(0.50)),
+            _ms(result.percentile(0.95)),
+            _ms(result.percentile(0.99)),
+            _ms(result.mean_ms),
             f"{ratio:.2f}x",
         )
     console.print(table)

@@ -18,7 +18,13 @@ from pathlib import Path
 import asyncpg
 from sqlalchemy.engine import make_url
 
-from benchmarks import http_submit, ledger_posting, transfer_throughput, webhook_delivery
+from benchmarks import (
+    http_submit,
+    ledger_posting,
+    mcp_tool_call,
+    transfer_throughput,
+    webhook_delivery,
+)
 from benchmarks.harness import console, report
 from corridor.kit.migrate import upgrade_to_head_async
 
@@ -93,6 +99,16 @@ async def main(operations: int, concurrency: int, seconds: int) -> None:
         report(f"Transfers on SQLite ({concurrency} concurrent)", [api], baseline=baseline)
         webhooks_url = f"sqlite+aiosqlite:///{Path(directory) / 'webhooks.db'}"
         await _webhook_delivery(webhooks_url, operations, "SQLite")
+        mcp_url = f"sqlite+aiosqlite:///{Path(directory) / 'mcp.db'}"
+        await upgrade_to_head_async(mcp_url)
+        rest, tool = await mcp_tool_call.run(
+            mcp_url, operations=transfer_operations(operations), concurrency=concurrency
+        )
+        report(
+            f"MCP tool call vs REST, create+submit over HTTP on SQLite ({concurrency} concurrent)",
+            [tool],
+            baseline=rest,
+        )
     postgres = os.environ.get("CORRIDOR_BENCH_DATABASE_URL") or os.environ.get(
         "CORRIDOR_TEST_DATABASE_URL"
     )

@@ -92,6 +92,8 @@ def start_server(database_url: str, directory: Path, *, extra: list[str] | None 
         "CORRIDOR_DATABASE_URL": database_url,
         "CORRIDOR_ENV": "sandbox",
         "CORRIDOR_LOG_LEVEL": "WARNING",
+        # One key drives the whole load: keep the per-key limit (and its cost) above it.
+        "CORRIDOR_RATE_LIMIT_REQUESTS_PER_KEY": "1000000",
     }
     corridor = Path(sys.executable).with_name("corridor")
     process = subprocess.Popen(

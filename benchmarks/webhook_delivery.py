@@ -27,6 +27,8 @@ import httpx
 import uvicorn
 
 from benchmarks.harness import Result, measure
+from corridor.auth.callers import Caller
+from corridor.kit import secretbox
 from corridor.kit.clock import SystemClock
 from corridor.kit.db import Database
 from corridor.models.event import emit
@@ -137,7 +139,7 @@ async def _organization_with_endpoint(database: Database, url: str) -> str:
         )
         await webhooks.create_endpoint(
             session,
-            organization_id=made.organization.id,
+            caller=Caller.operator(made.organization.id),
             url=url,
             description=None,
             event_types=["bench.ping"],
@@ -244,6 +246,15 @@ class Run:
 
 async def run(database_url: str, *, operations: int, log: Path) -> tuple[Result, list[Result]]:
     """The baseline and, per worker count, the backlog and paced results."""
+    # The signing secret is encrypted at rest under the key the `corridor worker` processes
+    # load the same way (CORRIDOR_SECRET_KEY, or the key file of the data folder).
+    secretbox.install(
+        secretbox.load(
+            secret_key=os.environ.get("CORRIDOR_SECRET_KEY") or None,
+            retired=[],
+            database_url=database_url,
+        )
+    )
     receiver = Receiver().start()
     database = Database(database_url)
     try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from typing import Any
 import asyncpg
 import httpx
 import pytest
+from cryptography.fernet import Fernet
 from fastapi import FastAPI
 from sqlalchemy.engine import make_url
 
@@ -29,6 +31,8 @@ from corridor.kit.migrate import upgrade_to_head_async
 from corridor.organizations import service as organizations
 
 POSTGRES_URL = os.environ.get("CORRIDOR_TEST_DATABASE_URL")
+# The server key of the apps the tests build in this process (a Fernet key made per run).
+TEST_SECRET_KEY = Fernet.generate_key().decode()
 BACKENDS = ["sqlite", *(["postgresql"] if POSTGRES_URL else [])]
 
 
@@ -98,7 +102,18 @@ def backend_of(database_url: str) -> str:
 async def built_app(
     database_url: str, env: Environment, **setting_overrides: Any
 ) -> AsyncIterator[FastAPI]:
-    """The app on that database, with a TestClock and no in-process workers."""
+    """The app on that database, with a TestClock and no in-process workers. Every app of
+    the test process shares one server key (the process holds one: kit/secretbox.py), so
+    apps on one database read each other's encrypted secrets."""
+    setting_overrides.setdefault("secret_key", TEST_SECRET_KEY)
+    # The suite makes thousands of requests from one address, many of them with wrong
+    # credentials on purpose: rate limits are off unless a test turns them on.
+    setting_overrides.setdefault("rate_limits_enabled", False)
+    # Documents are stored (and the upload signing key kept) in a folder of this app's own.
+    setting_overrides.setdefault(
+        "documents_directory", Path(tempfile.mkdtemp(prefix="corridor-documents-"))
+    )
+    setting_overrides.setdefault("signing_key", "test-signing-key-" + uuid.uuid4().hex)
     settings = Settings(
         database_url=database_url,
         env=env,

@@ -32,6 +32,7 @@ class LiveServer:
     console_email: str
     console_password: str
     log: Path
+    database_url: str
 
     def log_tail(self, characters: int = 4000) -> str:
         return self.log.read_text()[-characters:]
@@ -69,24 +70,28 @@ def live_corridor(
     directory: Path,
     *,
     workers: bool = False,
+    processes: int = 1,
     settings: dict[str, str] | None = None,
 ) -> Iterator[LiveServer]:
     """Migrate and init a new database of `backend` (sqlite or postgresql), serve it until
     the block ends. `workers` runs the background workers (webhook delivery, the transfer
-    engine) inside the server process; `settings` adds CORRIDOR_* variables."""
+    engine) inside the server process (in one more process when `processes` > 1, the API
+    processes sharing the port); `settings` adds CORRIDOR_* variables."""
     with _database(backend, directory) as database_url:
         environment = {
             **os.environ,
             "CORRIDOR_DATABASE_URL": database_url,
             "CORRIDOR_LOG_LEVEL": "WARNING",
+            # Tests send many requests from one address; a test may turn limits back on.
+            "CORRIDOR_RATE_LIMITS_ENABLED": "false",
             **(settings or {}),
         }
         _corridor(environment, "migrate")
         credentials = json.loads(_corridor(environment, "init", "--json"))
         port = free_port()
         log = directory / "server.log"
-        command = [sys.executable, "-m", "corridor.cli", "serve", "--port", str(port)]
-        command.append("--workers" if workers else "--no-workers")
+        command = [sys.executable, "-m", "corridor", "serve", "--port", str(port)]
+        command += ["--workers" if workers else "--no-workers", "--processes", str(processes)]
         with log.open("w") as output:
             server = subprocess.Popen(
                 command,
@@ -101,6 +106,7 @@ def live_corridor(
             console_email=credentials["consoleEmail"],
             console_password=credentials["consolePassword"],
             log=log,
+            database_url=database_url,
         )
         try:
             _wait_until_healthy(live, server)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -99,3 +101,149 @@ def test_help_explains_every_command(environment):
     text = corridor(environment, "--help").stdout
     for command in ("init", "serve", "worker", "migrate", "keys"):
         assert command in text
+
+
+def _migrations_count() -> int:
+    """The migrations the package ships (each applied once on a new database)."""
+    import corridor.migrations.versions as versions
+
+    return len(list(Path(versions.__file__).parent.glob("2*_*.py")))
+
+
+def test_migrate_says_what_it_applied_and_only_then_already_up_to_date(environment):
+    first = corridor(environment, "migrate").stdout
+    assert "Applied 0001: foundation" in first
+    assert f"Applied {_migrations_count()} migrations" in first
+    assert "up to date" not in first
+    second = corridor(environment, "migrate").stdout
+    assert "already up to date" in second
+    assert "Applied" not in second
+
+
+def test_migrate_shows_a_progress_bar_on_a_terminal(environment):
+    # TTY_COMPATIBLE makes Rich draw as it would on a terminal.
+    migrated = corridor({**environment, "TTY_COMPATIBLE": "1"}, "migrate")
+    assert "Migrating" in migrated.stderr
+    count = _migrations_count()
+    assert f"{count}/{count}" in migrated.stderr
+
+
+def test_version_and_short_help(environment):
+    from corridor import __version__
+
+    assert corridor(environment, "--version").stdout.strip() == f"corridor {__version__}"
+    for command in ([], ["keys"], ["keys", "create"], ["serve"]):
+        assert (
+            corridor(environment, *command, "-h").stdout
+            == corridor(environment, *command, "--help").stdout
+        )
+
+
+HELP_PAGES = [
+    [],
+    ["migrate"],
+    ["init"],
+    ["serve"],
+    ["worker"],
+    ["keys"],
+    ["keys", "create"],
+    ["keys", "list"],
+    ["keys", "revoke"],
+    ["webhooks"],
+    ["webhooks", "verify"],
+    ["webhooks", "replay"],
+    ["listen"],
+]
+
+
+@pytest.mark.parametrize("command", HELP_PAGES, ids=lambda command: " ".join(command) or "corridor")
+def test_help_has_no_type_tags_and_fits_80_columns(environment, command):
+    text = corridor({**environment, "COLUMNS": "80"}, *command, "--help").stdout
+    assert "Usage: corridor" in text
+    assert re.search(r"<[a-z_\[\]|, ]+>", text) is None, text
+    assert max(len(line) for line in text.splitlines()) <= 80, text
+
+
+def test_serve_help_names_the_port_and_host_settings(environment):
+    text = corridor(environment, "serve", "--help").stdout
+    assert "--port PORT" in text
+    assert "CORRIDOR_PORT" in text
+    assert "CORRIDOR_HOST" in text
+
+
+def _one_line_error(failed: subprocess.CompletedProcess[str]) -> str:
+    assert failed.returncode == 1, failed
+    assert "Traceback" not in failed.stderr
+    lines = failed.stderr.strip().splitlines()
+    assert len(lines) == 1, failed.stderr
+    assert lines[0].startswith("Error: ")
+    return lines[0]
+
+
+def test_an_unreachable_database_is_one_line_and_debug_shows_the_traceback(environment):
+    unreachable = {
+        **environment,
+        "CORRIDOR_DATABASE_URL": "postgresql+asyncpg://corridor:hunter2@127.0.0.1:1/corridor",
+    }
+    line = _one_line_error(corridor(unreachable, "keys", "list", check=False))
+    assert "postgresql+asyncpg://corridor@127.0.0.1:1/corridor" in line
+    assert "hunter2" not in line
+    debugged = corridor(unreachable, "--debug", "keys", "list", check=False)
+    assert debugged.returncode != 0
+    assert "Traceback" in debugged.stderr
+    assert (
+        "Traceback"
+        in corridor({**unreachable, "CORRIDOR_DEBUG": "1"}, "keys", "list", check=False).stderr
+    )
+
+
+def test_a_database_that_cannot_be_opened_is_one_line_every_time(environment, tmp_path):
+    unopenable = {
+        **environment,
+        "CORRIDOR_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'missing' / 'x.db'}",
+    }
+    for _ in range(4):  # the database driver's thread used to add a traceback, sometimes
+        line = _one_line_error(corridor(unopenable, "keys", "list", check=False))
+        assert "unable to open database file" in line
+
+
+def test_a_bad_setting_is_named_in_one_line(environment):
+    line = _one_line_error(
+        corridor({**environment, "CORRIDOR_PORT": "eighty"}, "keys", "list", check=False)
+    )
+    assert "CORRIDOR_PORT" in line
+
+
+def test_keys_create_for_an_unknown_organization_has_no_traceback(environment):
+    corridor(environment, "init", "--json")
+    failed = corridor(environment, "keys", "create", "-o", "org_nope", check=False)
+    assert failed.returncode != 0
+    assert "Traceback" not in failed.stderr
+    assert len(failed.stderr.strip().splitlines()) == 1, failed.stderr
+
+
+def test_keys_list_fits_80_columns_and_keeps_whole_ids(environment):
+    corridor(environment, "init", "--json")
+    created = json.loads(
+        corridor(
+            environment,
+            "keys",
+            "create",
+            "--name",
+            "Nightly reconciliation job for the treasury team's ledger exports",
+            *("-s", "customers:read", "-s", "transfers:read", "-s", "transfers:write"),
+            "--json",
+        ).stdout
+    )
+    corridor(environment, "keys", "revoke", created["id"])
+    listed = [
+        json.loads(line)
+        for line in corridor(environment, "keys", "list", "--json").stdout.splitlines()
+    ]
+    table = corridor({**environment, "COLUMNS": "80"}, "keys", "list").stdout
+    assert max(len(line) for line in table.splitlines()) <= 80, table
+    for key in listed:
+        assert key["id"] in table
+    assert "transfers:write" in table  # scopes wrap between scopes, not inside one
+    wide = corridor({**environment, "COLUMNS": "160"}, "keys", "list").stdout
+    assert all(key["prefix"] in wide for key in listed)

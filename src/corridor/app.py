@@ -7,30 +7,46 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
+from starlette.routing import Route
 
 from corridor import __version__
 from corridor.accounts.endpoints import router as accounts_router
 from corridor.agents.endpoints import router as agents_router
 from corridor.agents.enforcement import AgentSpendGuard
+from corridor.assistant.endpoints import router as assistant_router
+from corridor.assistant.execution import AssistantEnvironment
 from corridor.config import Settings, get_settings
 from corridor.customers.endpoints import router as customers_router
+from corridor.documents.endpoints import router as documents_router
+from corridor.documents.endpoints import uploads_router
+from corridor.documents.rules import document_bytes_max
+from corridor.documents.storage import DocumentStorage
 from corridor.fixedroutes.endpoints import router as fixed_routes_router
 from corridor.fixedroutes.routing import FixedRouteDeposits
 from corridor.health import router as health_router
+from corridor.hosted.endpoints import router as hosted_router
+from corridor.kit import secretbox
 from corridor.kit.clock import Clock, SystemClock
-from corridor.kit.db import Database
-from corridor.kit.logging import configure_logging
-from corridor.organizations.access_endpoints import router as auth_router
+from corridor.kit.db import Database, PoolLimits
+from corridor.kit.logging import configure_logging, get_logger
+from corridor.mcp.http import MCPEndpoint
 from corridor.organizations.endpoints import router as organizations_router
+from corridor.organizations.endpoints.access import router as auth_router
 from corridor.parties.endpoints import router as parties_router
 from corridor.quotes.binding import QuoteLocks
 from corridor.quotes.endpoints import router as quotes_router
+from corridor.statements.endpoints import router as statements_router
+from corridor.tools.registry import ToolEnvironment
 from corridor.transfers.deposits.endpoints import router as deposits_router
 from corridor.transfers.endpoints import router as transfers_router
 from corridor.transfers.plugins import TransferPlugins
+from corridor.treasury.endpoints import router as treasury_router
 from corridor.web.context import IdempotentReplay, replay_response
+from corridor.web.docs import install_docs
 from corridor.web.errors import install_error_handlers
 from corridor.web.middleware import RequestMiddleware
+from corridor.web.openapi import install_examples
+from corridor.web.ratelimits import RateLimiter
 from corridor.webhooks.endpoints import router as webhooks_router
 from corridor.workers.runner import run_workers
 
@@ -47,6 +63,12 @@ ROUTERS = [
     agents_router,
     quotes_router,
     fixed_routes_router,
+    documents_router,
+    uploads_router,
+    statements_router,
+    treasury_router,
+    assistant_router,
+    hosted_router,
 ]
 
 DESCRIPTION = """
@@ -70,6 +92,25 @@ previous page).
 """
 
 
+def pool_limits(settings: Settings) -> PoolLimits:
+    return PoolLimits(
+        size=settings.database_pool_size,
+        overflow=settings.database_pool_overflow,
+        timeout_s=settings.database_pool_timeout_s,
+    )
+
+
+def install_secret_box(settings: Settings) -> None:
+    """The server key that encrypts webhook signing secrets at rest (kit/secretbox.py)."""
+    if settings.secret_key is None and not settings.is_sandbox and not settings.is_sqlite:
+        get_logger("corridor.app").warning(
+            "secret_key_from_file",
+            detail="CORRIDOR_SECRET_KEY is not set: using the key file of the data folder; "
+            "every API and worker process must share one key, so set CORRIDOR_SECRET_KEY",
+        )
+    secretbox.install(settings.secret_box())
+
+
 def transfer_plugins() -> TransferPlugins:
     """The domains that take part in a transfer's life (transfers/plugins.py): an agent's
     spend limits, then a quote's lock, are checked on every submit; quotes lock a draft's
@@ -91,7 +132,8 @@ def create_app(
 ) -> FastAPI:
     settings = settings or get_settings()
     configure_logging(log_format=settings.log_format, level=settings.log_level)
-    database = database or Database(settings.database_url)
+    install_secret_box(settings)
+    database = database or Database(settings.database_url, pool=pool_limits(settings))
     clock = clock or SystemClock()
     workers_wanted = (
         settings.workers_in_process if run_workers_in_process is None else run_workers_in_process
@@ -101,10 +143,13 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         stop = asyncio.Event()
         workers = (
-            asyncio.create_task(run_workers(database, clock, stop)) if workers_wanted else None
+            asyncio.create_task(run_workers(database, clock, stop, assistant=app.state.assistant))
+            if workers_wanted
+            else None
         )
         try:
-            yield
+            async with mcp_endpoint.running():
+                yield
         finally:
             stop.set()
             if workers is not None:
@@ -117,13 +162,21 @@ def create_app(
         description=DESCRIPTION,
         lifespan=lifespan,
         openapi_url="/openapi.json",
-        docs_url="/docs",
+        # /docs and /redoc come from install_docs: assets served here, not from a CDN.
+        docs_url=None,
         redoc_url=None,
     )
     app.state.settings = settings
     app.state.database = database
     app.state.clock = clock
     app.state.transfer_plugins = transfer_plugins()
+    app.state.document_storage = DocumentStorage(settings)
+    app.state.tools = ToolEnvironment(database, clock, settings, app.state.transfer_plugins)
+    app.state.assistant = AssistantEnvironment.of(app.state.tools)
+    mcp_endpoint = MCPEndpoint(app.state.tools)
+    # An ASGI app of its own (the MCP SDK's), on the API's port and credentials.
+    app.router.routes.append(Route("/mcp", mcp_endpoint, methods=["GET", "POST", "DELETE"]))
+    app.state.rate_limiter = RateLimiter(settings)
     install_error_handlers(app)
 
     @app.exception_handler(IdempotentReplay)
@@ -132,5 +185,19 @@ def create_app(
 
     for router in ROUTERS:
         app.include_router(router)
-    app.add_middleware(RequestMiddleware, body_bytes_max=settings.request_body_bytes_max)
+    install_docs(app)
+    install_examples(app)
+    app.add_middleware(
+        RequestMiddleware,
+        body_bytes_max=settings.request_body_bytes_max,
+        upload_path_prefix="/uploads/",
+        upload_bytes_max=document_bytes_max,
+        sandbox=settings.is_sandbox,
+    )
     return app
+
+
+def app_from_environment() -> FastAPI:
+    """The app as configured by CORRIDOR_* variables: what each process of
+    `corridor serve --processes N` runs."""
+    return create_app(get_settings())

@@ -1,29 +1,142 @@
-"""The `corridor` command: init, serve, worker, migrate, keys, webhooks."""
+"""The `corridor` command: init, serve, worker, migrate, keys, webhooks, mcp."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from typing import Annotated
+import os
+import subprocess
+import sys
+from typing import Annotated, Any
 
 import typer
+from rich import box
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
+from corridor import __version__
 from corridor.config import get_settings
 
-app = typer.Typer(
-    help="Corridor: an open payments service. Every command reads CORRIDOR_* settings "
-    "(CORRIDOR_DATABASE_URL, CORRIDOR_ENV, …).",
-    no_args_is_help=True,
-    add_completion=False,
+# Plain help (no Rich panels), -h beside --help, and lines that fit 80 columns. Every option
+# that takes a value names it with a metavar (ID, PORT, …): Typer would print type tags.
+HELP_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 80}
+
+
+def _typer(help: str, **options) -> typer.Typer:
+    return typer.Typer(
+        help=help,
+        no_args_is_help=True,
+        add_completion=False,
+        rich_markup_mode=None,
+        pretty_exceptions_enable=False,
+        context_settings=HELP_SETTINGS,
+        **options,
+    )
+
+
+def _plain_arguments() -> None:
+    """Typer prints an argument as `KEY_ID <str>` in help and `{KEY_ID}` in usage; show the
+    metavar alone, as for options (`KEY_ID`, `[FILE]` when optional)."""
+    from typer.core import TyperArgument
+
+    type_shown = TyperArgument.display_type_rich
+    usage_shown = TyperArgument._usage_display_name
+
+    def display_type(self, ctx):
+        return None if self.metavar else type_shown(self, ctx)
+
+    def usage_name(self):
+        if not self.metavar or self.nargs != 1:
+            return usage_shown(self)
+        return self.metavar if self.required else f"[{self.metavar}]"
+
+    TyperArgument.display_type_rich = display_type  # type: ignore[method-assign]
+    TyperArgument._usage_display_name = usage_name  # type: ignore[method-assign]
+
+
+_plain_arguments()
+app = _typer(
+    "Corridor: an open payments service. Every command reads CORRIDOR_* settings "
+    "(CORRIDOR_DATABASE_URL, CORRIDOR_ENV, …) from the environment or a .env file."
 )
-keys_app = typer.Typer(help="Manage the organization's API keys.", no_args_is_help=True)
+keys_app = _typer("Manage the organization's API keys.")
 app.add_typer(keys_app, name="keys")
-webhooks_app = typer.Typer(help="Debug webhook deliveries.", no_args_is_help=True)
+webhooks_app = _typer("Debug webhook deliveries.")
 app.add_typer(webhooks_app, name="webhooks")
 console = Console()
 errors = Console(stderr=True)
+# Set by --debug (or CORRIDOR_DEBUG=1): a failure shows its traceback, not one line.
+_debug = {"enabled": os.environ.get("CORRIDOR_DEBUG", "") not in ("", "0")}
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        typer.echo(f"corridor {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main_options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the version and exit.",
+        ),
+    ] = False,
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug", help="When a command fails, show the traceback (also CORRIDOR_DEBUG=1)."
+        ),
+    ] = False,
+) -> None:
+    if debug:
+        _debug["enabled"] = True
+
+
+def _quiet_closed_loop_threads() -> None:
+    """aiosqlite's worker thread may report a failed connection after `asyncio.run` closed
+    its loop; that second traceback says nothing the one-line error does not (--debug
+    still shows it)."""
+    import threading
+
+    report = threading.excepthook
+
+    def hook(failure: threading.ExceptHookArgs) -> None:
+        noise = isinstance(failure.exc_value, RuntimeError) and "Event loop is closed" in str(
+            failure.exc_value
+        )
+        if _debug["enabled"] or not noise:
+            report(failure)
+
+    threading.excepthook = hook
+
+
+def main() -> None:
+    """The `corridor` entry point: a failure prints one line and exits 1, unless --debug."""
+    from corridor.kit.failures import describe_failure
+
+    _quiet_closed_loop_threads()
+    try:
+        app(prog_name="corridor")
+    except KeyboardInterrupt:
+        errors.print("Interrupted.")
+        sys.exit(130)
+    except Exception as error:
+        if _debug["enabled"]:
+            raise
+        errors.print(
+            f"Error: {describe_failure(error, database=_database_shown())} "
+            "(--debug shows the traceback)",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        sys.exit(1)
 
 
 def _run(coroutine):
@@ -32,13 +145,40 @@ def _run(coroutine):
 
 @app.command()
 def migrate() -> None:
-    """Bring the database schema up to date (Alembic migrations)."""
-    from corridor.kit.migrate import upgrade_to_head
+    """Bring the database schema up to date (Alembic migrations) and say what was applied."""
+    from corridor.kit.migrate import pending_migrations, upgrade_to_head
 
     settings = get_settings()
-    with console.status("Migrating the database…"):
-        upgrade_to_head(settings.database_url)
-    console.print(f"[green]Database is up to date[/green] ({_safe_url(settings.database_url)})")
+    where = _safe_url(settings.database_url)
+    pending = pending_migrations(settings.database_url)
+    if not pending:
+        console.print(f"Database already up to date ({where}).", highlight=False, soft_wrap=True)
+        return
+    with _progress() as progress:
+        task = progress.add_task("Migrating", total=len(pending))
+        applied = upgrade_to_head(
+            settings.database_url, on_applied=lambda _: progress.advance(task)
+        )
+    for migration in applied:
+        console.print(f"Applied {migration.revision}: {migration.description}", highlight=False)
+    console.print(
+        f"[green]Applied {len(applied)} migration{'s' if len(applied) != 1 else ''}[/green]; "
+        f"the database is at {applied[-1].revision if applied else 'head'} ({where}).",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+def _progress() -> Progress:
+    """A progress bar on standard error (standard output stays for results), shown only on
+    a terminal; lines printed through its console appear above it."""
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
 
 
 @app.command()
@@ -52,9 +192,12 @@ def init(
             "--if-empty", help="Do nothing when the database already has an organization."
         ),
     ] = False,
-    name: Annotated[str, typer.Option(help="Name of the organization.")] = "Sandbox organization",
+    name: Annotated[
+        str, typer.Option(metavar="NAME", help="Name of the organization.")
+    ] = "Sandbox organization",
     email: Annotated[
-        str | None, typer.Option(help="Console login email (generated when omitted).")
+        str | None,
+        typer.Option(metavar="EMAIL", help="Console login email (generated when omitted)."),
     ] = None,
 ) -> None:
     """Create an organization with a console user and an unrestricted key, and print them once."""
@@ -115,63 +258,110 @@ async def _bootstrap(*, name: str, email: str | None, if_empty: bool):
 @app.command()
 def serve(
     host: Annotated[
-        str | None, typer.Option(help="Interface to listen on (default 127.0.0.1).")
+        str | None,
+        typer.Option(
+            metavar="HOST",
+            help="Interface to listen on (default: the CORRIDOR_HOST setting, 127.0.0.1).",
+        ),
     ] = None,
-    port: Annotated[int | None, typer.Option(help="Port to listen on (default 8000).")] = None,
+    port: Annotated[
+        int | None,
+        typer.Option(
+            metavar="PORT", help="Port to listen on (default: the CORRIDOR_PORT setting, 8000)."
+        ),
+    ] = None,
     workers: Annotated[
         bool | None,
         typer.Option(
             "--workers/--no-workers",
-            help="Run the background workers in this process "
+            help="Run the background workers too "
             "(default: yes on SQLite, no on PostgreSQL where `corridor worker` runs them).",
         ),
     ] = None,
+    processes: Annotated[
+        int | None,
+        typer.Option(
+            "--processes",
+            metavar="N",
+            min=1,
+            max=64,
+            help="API processes sharing the port (default: the number of CPU cores on "
+            "PostgreSQL, 1 on SQLite). With more than one, the background workers run in one "
+            "process of their own.",
+        ),
+    ] = None,
 ) -> None:
-    """Serve the API (OpenAPI at /openapi.json, docs at /docs)."""
+    """Serve the API (OpenAPI at /openapi.json, reference at /docs and /redoc).
+
+    The port and interface come from --port and --host, or from the CORRIDOR_PORT and
+    CORRIDOR_HOST settings."""
     import uvicorn
 
     from corridor.app import create_app
     from corridor.web.middleware import request_head_bytes_max
 
     settings = get_settings()
-    application = create_app(settings, run_workers_in_process=workers)
+    # The embedded SQLite default stays one process with the workers inside it, as
+    # `make serve` promises; on PostgreSQL one API process per core.
+    embedded = settings.database_url.startswith("sqlite")
+    count = processes or (1 if embedded else os.cpu_count() or 1)
+    with_workers = settings.workers_in_process if workers is None else workers
     address = f"http://{host or settings.host}:{port or settings.port}"
-    workers_note = (
-        "with workers in this process"
-        if (settings.workers_in_process if workers is None else workers)
-        else "without workers"
-    )
+    if count == 1:
+        note = "with workers in this process" if with_workers else "without workers"
+    else:
+        note = f"{count} processes" + (", workers in one more" if with_workers else "")
     console.print(
-        f"Corridor {settings.env.value} serving on [bold]{address}[/bold] ({workers_note}); "
-        f"docs at {address}/docs. Ctrl+C stops."
+        f"Corridor {settings.env.value} serving on [bold]{address}[/bold] ({note}); "
+        f"docs at {address}/docs and {address}/redoc. Ctrl+C stops."
     )
-    uvicorn.run(
-        application,
-        host=host or settings.host,
-        port=port or settings.port,
-        log_level="warning",
-        access_log=False,
+    options: dict[str, Any] = {
+        "host": host or settings.host,
+        "port": port or settings.port,
+        "log_level": "warning",
+        "access_log": False,
         # Over-long URLs reach the app, which answers 414 in the error shape.
-        h11_max_incomplete_event_size=request_head_bytes_max,
+        "h11_max_incomplete_event_size": request_head_bytes_max,
+    }
+    if count == 1:
+        uvicorn.run(create_app(settings, run_workers_in_process=with_workers), **options)
+        return
+    # Several processes: uvicorn starts each from the factory, which reads the settings from
+    # the environment; the workers get a process of their own, stopped with the server.
+    os.environ["CORRIDOR_RUN_WORKERS_IN_PROCESS"] = "false"
+    worker_process = (
+        subprocess.Popen([sys.executable, "-m", "corridor", "worker"]) if with_workers else None
     )
+    try:
+        uvicorn.run("corridor.app:app_from_environment", factory=True, workers=count, **options)
+    finally:
+        if worker_process is not None:
+            worker_process.terminate()
+            worker_process.wait(timeout=30)
 
 
 @app.command()
 def worker() -> None:
     """Run the background workers alone (any number may share one PostgreSQL database)."""
+    from corridor.app import install_secret_box, pool_limits, transfer_plugins
+    from corridor.assistant.execution import AssistantEnvironment
     from corridor.kit.clock import SystemClock
     from corridor.kit.db import Database
     from corridor.kit.logging import configure_logging
+    from corridor.tools.registry import ToolEnvironment
     from corridor.workers.runner import run_workers
 
     settings = get_settings()
     configure_logging(log_format=settings.log_format, level=settings.log_level)
+    install_secret_box(settings)
 
     async def main() -> None:
-        database = Database(settings.database_url)
+        database = Database(settings.database_url, pool=pool_limits(settings))
         stop = asyncio.Event()
+        clock = SystemClock()
+        tools = ToolEnvironment(database, clock, settings, transfer_plugins())
         try:
-            await run_workers(database, SystemClock(), stop)
+            await run_workers(database, clock, stop, assistant=AssistantEnvironment.of(tools))
         finally:
             await database.dispose()
 
@@ -181,9 +371,124 @@ def worker() -> None:
         console.print("Workers stopped.")
 
 
+@app.command()
+def listen(
+    api_key: Annotated[
+        str,
+        typer.Option(
+            envvar="CORRIDOR_API_KEY",
+            metavar="KEY",
+            help="An API key allowed webhooks:manage.",
+        ),
+    ],
+    base_url: Annotated[
+        str | None,
+        typer.Option(
+            envvar="CORRIDOR_BASE_URL",
+            metavar="URL",
+            help="The Corridor server (default: http://CORRIDOR_HOST:CORRIDOR_PORT, "
+            "that is http://127.0.0.1:8000).",
+        ),
+    ] = None,
+    event: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--event", "-e", metavar="TYPE", help="An event type; repeat for several. Default: all."
+        ),
+    ] = None,
+    forward_to: Annotated[
+        str | None,
+        typer.Option(
+            metavar="URL",
+            help="Also POST each verified delivery, signature headers included, to this URL; "
+            "the server is answered with its status.",
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print each delivery's raw JSON body, one a line.")
+    ] = False,
+    keep: Annotated[
+        bool, typer.Option("--keep", help="Keep the webhook endpoint when stopping.")
+    ] = False,
+    port: Annotated[
+        int,
+        typer.Option(
+            metavar="PORT",
+            show_default=False,
+            help="Port of the receiver on 127.0.0.1 (default: a free one). With the same port "
+            "a kept endpoint is reused.",
+        ),
+    ] = 0,
+) -> None:
+    """Receive the server's webhooks here: print each event as it arrives.
+
+    Starts a receiver on 127.0.0.1, makes a webhook endpoint pointing at it (or reuses one
+    that does), verifies every delivery's signature, prints its type, message id, tags and
+    a short summary, and removes the endpoint when stopped (Ctrl+C) unless --keep."""
+    from corridor.listen import ListenError, Options
+    from corridor.listen import listen as run_listener
+
+    settings = get_settings()
+    options = Options(
+        api_url=base_url or f"http://{settings.host}:{settings.port}",
+        api_key=api_key,
+        event_types=event or [],
+        forward_to=forward_to,
+        as_json=as_json,
+        keep=keep,
+        port=port,
+    )
+    try:
+        run_listener(
+            options,
+            say=lambda line: errors.print(line, highlight=False, markup=False, soft_wrap=True),
+            write=lambda line: print(line, flush=True),
+        )
+    except ListenError as error:
+        errors.print(f"Error: {error}", highlight=False, markup=False, soft_wrap=True)
+        raise typer.Exit(code=1) from None
+
+
+@app.command()
+def mcp() -> None:
+    """Serve the MCP tools over stdio for a desktop MCP client, acting as the API key in
+    CORRIDOR_API_KEY (the same tools and rules as /mcp over HTTP)."""
+    from corridor.app import transfer_plugins
+    from corridor.kit.clock import SystemClock
+    from corridor.kit.db import Database
+    from corridor.kit.errors import CorridorError
+    from corridor.kit.logging import configure_logging
+    from corridor.mcp.stdio import serve_stdio
+    from corridor.tools.registry import ToolEnvironment
+
+    api_key = os.environ.get("CORRIDOR_API_KEY", "")
+    if not api_key:
+        errors.print("Set CORRIDOR_API_KEY to the API key the tools act as.")
+        raise typer.Exit(2)
+    settings = get_settings()
+    configure_logging(log_format=settings.log_format, level="WARNING")
+
+    async def main() -> None:
+        database = Database(settings.database_url)
+        environment = ToolEnvironment(database, SystemClock(), settings, transfer_plugins())
+        try:
+            await serve_stdio(environment, api_key)
+        finally:
+            await database.dispose()
+
+    try:
+        _run(main())
+    except CorridorError as error:
+        errors.print(f"corridor mcp: {error.message}")
+        raise typer.Exit(1) from None
+
+
 def _organization_option() -> typer.models.OptionInfo:
     return typer.Option(
-        "--organization", "-o", help="Organization id (may be omitted when the database holds one)."
+        "--organization",
+        "-o",
+        metavar="ID",
+        help="Organization id (may be omitted when the database holds one).",
     )
 
 
@@ -201,11 +506,16 @@ async def _resolve_organization(session, organization_id: str | None) -> str:
 
 @keys_app.command("create")
 def keys_create(
-    name: Annotated[str, typer.Option(help="A name to recognise the key by.")] = "CLI key",
+    name: Annotated[
+        str, typer.Option(metavar="NAME", help="A name to recognise the key by.")
+    ] = "CLI key",
     scope: Annotated[
         list[str] | None,
         typer.Option(
-            "--scope", "-s", help="A scope; repeat for several. Default: * (unrestricted)."
+            "--scope",
+            "-s",
+            metavar="SCOPE",
+            help="A scope; repeat for several. Default: * (unrestricted).",
         ),
     ] = None,
     organization: Annotated[str | None, _organization_option()] = None,
@@ -282,24 +592,40 @@ def keys_list(
                 )
             )
         return
-    table = Table("id", "name", "prefix", "scopes", "created", "revoked")
-    table.columns[0].no_wrap = True
-    table.columns[2].no_wrap = True
+    console.print(_keys_table(keys, width=console.width))
+
+
+# Below this width `keys list` leaves out the prefix and the times of day.
+keys_table_wide_chars_min = 120
+
+
+def _keys_table(keys, *, width: int) -> Table:
+    """Ids whole on one line; names and scopes wrap. Narrow terminals get fewer columns."""
+    wide = width >= keys_table_wide_chars_min
+    moment = "%Y-%m-%d %H:%M" if wide else "%Y-%m-%d"
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
+    table.add_column("id", no_wrap=True)
+    table.add_column("name", overflow="fold", ratio=1)
+    if wide:
+        table.add_column("prefix", no_wrap=True)
+    # Scopes wrap between scopes, not inside one (up to 20 characters).
+    longest_scope = max((len(scope) for key in keys for scope in key.scopes), default=6)
+    table.add_column("scopes", overflow="fold", ratio=1, min_width=min(longest_scope, 20))
+    table.add_column("created", no_wrap=True)
+    table.add_column("revoked", no_wrap=True)
     for key in keys:
-        table.add_row(
-            key.id,
-            key.name,
-            key.prefix,
-            " ".join(key.scopes),
-            f"{key.created_at:%Y-%m-%d %H:%M}",
-            f"{key.revoked_at:%Y-%m-%d %H:%M}" if key.revoked_at else "",
-        )
-    console.print(table)
+        cells = [key.id, key.name, *([key.prefix] if wide else []), " ".join(key.scopes)]
+        cells += [
+            f"{key.created_at:{moment}}",
+            f"{key.revoked_at:{moment}}" if key.revoked_at else "",
+        ]
+        table.add_row(*cells)
+    return table
 
 
 @keys_app.command("revoke")
 def keys_revoke(
-    key_id: Annotated[str, typer.Argument(help="The key's id (key_…).")],
+    key_id: Annotated[str, typer.Argument(metavar="KEY_ID", help="The key's id (key_…).")],
     organization: Annotated[str | None, _organization_option()] = None,
 ) -> None:
     """Revoke an API key at once."""
@@ -334,17 +660,27 @@ def webhooks_verify(
     file: Annotated[
         typer.FileBinaryRead,
         typer.Argument(
+            metavar="FILE",
             help="A saved delivery: the request's headers, a blank line, then the raw body "
-            "(or only the body, with --header). '-' reads standard input."
+            "(or only the body, with --header). '-' reads standard input.",
         ),
     ],
     secret: Annotated[
-        str, typer.Option("--secret", envvar="CORRIDOR_WEBHOOK_SECRET", help="The whsec_… secret.")
+        str,
+        typer.Option(
+            "--secret",
+            envvar="CORRIDOR_WEBHOOK_SECRET",
+            metavar="SECRET",
+            help="The whsec_… secret.",
+        ),
     ],
     header: Annotated[
         list[str] | None,
         typer.Option(
-            "--header", "-H", help="'Name: value'; repeat for each. FILE is then the body only."
+            "--header",
+            "-H",
+            metavar="HEADER",
+            help="'Name: value'; repeat for each. FILE is then the body only.",
         ),
     ] = None,
     ignore_age: Annotated[
@@ -381,12 +717,150 @@ def webhooks_verify(
     console.print("[green]The delivery verifies.[/green]")
 
 
+# `webhooks replay` queues deliveries in batches of this many, one transaction each, so the
+# progress bar moves and no transaction holds thousands of rows.
+replay_batch_deliveries = 200
+
+
+@webhooks_app.command("replay")
+def webhooks_replay(
+    endpoint_id: Annotated[
+        str, typer.Argument(metavar="ENDPOINT_ID", help="The endpoint's id (ep_…).")
+    ],
+    since: Annotated[
+        str,
+        typer.Option(
+            metavar="WHEN",
+            help="Messages created since: an ISO 8601 time (2026-11-20T00:00:00Z) or an age "
+            "(90m, 24h, 7d).",
+        ),
+    ],
+    until: Annotated[
+        str | None,
+        typer.Option(metavar="WHEN", help="…and before this time or age (default: now)."),
+    ] = None,
+    organization: Annotated[str | None, _organization_option()] = None,
+) -> None:
+    """Send an endpoint's failed and canceled deliveries again (the workers send them).
+
+    Queues them in batches with a progress bar, as POST
+    /v1/webhooks/endpoints/{id}/replay would, until none is left."""
+    from corridor.app import install_secret_box
+    from corridor.auth.callers import Caller
+    from corridor.kit.errors import CorridorError
+    from corridor.webhooks import service
+
+    database, settings, clock = _open()
+    install_secret_box(settings)  # endpoints' signing secrets are encrypted at rest
+    now = clock.now()
+    window = {"since": _moment(since, now, "--since")}
+    window["until"] = _moment(until, now, "--until") if until else now
+
+    async def replay_all() -> int:
+        try:
+            async with database.session(write=False) as session:
+                organization_id = await _resolve_organization(session, organization)
+                total = await service.count_replayable(
+                    session,
+                    caller=Caller.operator(organization_id),
+                    endpoint_id=endpoint_id,
+                    now=now,
+                    **window,
+                )
+            queued = 0
+            with _progress() as progress:
+                task = progress.add_task("Queuing deliveries", total=total)
+                while True:
+                    async with database.session() as session, session.begin():
+                        replay = await service.replay_failed(
+                            session,
+                            caller=Caller.operator(organization_id),
+                            endpoint_id=endpoint_id,
+                            now=now,
+                            deliveries_max=replay_batch_deliveries,
+                            **window,
+                        )
+                    queued += replay.queued
+                    progress.advance(task, replay.queued)
+                    if replay.complete or replay.queued == 0:
+                        return queued
+        finally:
+            await database.dispose()
+
+    try:
+        queued = _run(replay_all())
+    except CorridorError as error:
+        errors.print(f"[red]{error.message}[/red]")
+        raise typer.Exit(code=1) from None
+    console.print(
+        f"Queued {queued} deliver{'y' if queued == 1 else 'ies'} to {endpoint_id} for a new "
+        "attempt; the workers send them.",
+        highlight=False,
+    )
+
+
+def _moment(text: str, now, option: str):
+    """An ISO 8601 time, or an age before `now` such as 90m, 24h or 7d."""
+    import re
+    from datetime import UTC, datetime, timedelta
+
+    age = re.fullmatch(r"\s*(\d{1,6})\s*([mhd])\s*", text)
+    if age:
+        unit = {"m": "minutes", "h": "hours", "d": "days"}[age.group(2)]
+        return now - timedelta(**{unit: int(age.group(1))})
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise typer.BadParameter(
+            f"{text!r} is neither an ISO 8601 time nor an age like 24h", param_hint=option
+        ) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+@app.command("reencrypt-secrets")
+def reencrypt_secrets() -> None:
+    """Encrypt every stored webhook signing secret again under CORRIDOR_SECRET_KEY.
+
+    Rotating the server key: set the new key in CORRIDOR_SECRET_KEY, list the old one in
+    CORRIDOR_SECRET_KEYS_RETIRED, run this command, then drop the retired key."""
+    from corridor.app import install_secret_box
+    from corridor.kit.secretbox import SecretBoxError
+    from corridor.webhooks import repository
+
+    settings = get_settings()
+
+    async def main() -> int:
+        database, _, _ = _open()
+        try:
+            async with database.session() as session, session.begin():
+                return await repository.reencrypt_secrets(session)
+        finally:
+            await database.dispose()
+
+    try:
+        install_secret_box(settings)
+        count = _run(main())
+    except SecretBoxError as error:
+        errors.print(f"[red]{error}[/red]")
+        raise typer.Exit(code=1) from None
+    console.print(
+        f"Encrypted the signing secrets of {count} webhook endpoint(s) under the current key"
+    )
+
+
 def _open():
     from corridor.kit.clock import SystemClock
     from corridor.kit.db import Database
 
     settings = get_settings()
     return Database(settings.database_url), settings, SystemClock()
+
+
+def _database_shown() -> str:
+    try:
+        return _safe_url(get_settings().database_url)
+    except Exception:  # the settings themselves are what failed
+        return "the configured database"
 
 
 def _safe_url(url: str) -> str:
@@ -399,4 +873,4 @@ def _safe_url(url: str) -> str:
 
 
 if __name__ == "__main__":
-    app()
+    main()

@@ -7,8 +7,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import Field, model_validator
+import limits
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from corridor.kit import secretbox
+from corridor.kit.secretbox import SecretBox
 
 DEFAULT_DATA_DIRECTORY = Path(".corridor")
 
@@ -26,6 +30,13 @@ class Settings(BaseSettings):
         default=f"sqlite+aiosqlite:///{DEFAULT_DATA_DIRECTORY / 'corridor.db'}",
         description="SQLAlchemy async URL; SQLite file by default, postgresql+asyncpg in production.",
     )
+    # Connections each process keeps to PostgreSQL, and how many more it may open under load.
+    # The defaults keep several API processes and a worker under PostgreSQL's default of 100
+    # connections: (pool_size + pool_overflow) × processes ≤ 100 (docs/decisions.md).
+    database_pool_size: int = Field(default=8, ge=1, le=200)
+    database_pool_overflow: int = Field(default=4, ge=0, le=200)
+    # How long a request waits for a free connection before it is answered 503.
+    database_pool_timeout_s: float = Field(default=5, gt=0, le=120)
     host: str = "127.0.0.1"
     port: int = 8000
     public_base_url: str | None = None
@@ -50,12 +61,78 @@ class Settings(BaseSettings):
     webhook_history_enabled: bool = True
     webhook_history_days: int = Field(default=90, ge=1, le=3650)
     webhook_concurrent_attempts_max: int = Field(default=32, ge=1, le=1000)
+    # Documents (docs/decisions.md "Documents"): files in a `documents` folder beside the
+    # SQLite database (or under .corridor/) by default; S3-compatible storage when a bucket
+    # is set (credentials from these settings or the usual AWS_* variables).
+    documents_directory: Path | None = None
+    documents_s3_bucket: str | None = None
+    documents_s3_endpoint: str | None = None
+    documents_s3_region: str = "us-east-1"
+    documents_s3_access_key_id: str | None = None
+    documents_s3_secret_access_key: SecretStr | None = None
+    # The HMAC key of the upload URLs Corridor signs itself. Unset: a random key kept in the
+    # data directory; set it when API processes run on more than one machine.
+    signing_key: SecretStr | None = None
+
+    # The assistant: `sandbox` (built in, needs no key), `anthropic` or `openai` with the
+    # provider's key; the model name defaults per provider.
+    assistant_provider: str = Field(default="sandbox", pattern="^(sandbox|anthropic|openai)$")
+    assistant_model: str | None = Field(default=None, max_length=100)
+    anthropic_api_key: SecretStr | None = None
+    openai_api_key: SecretStr | None = None
+    # Where the provider's API is (a proxy, or a recorded-answer server in tests).
+    assistant_provider_base_url: str | None = None
+    assistant_run_tool_calls_max: int = Field(default=20, ge=1, le=200)
+    assistant_run_tokens_max: int = Field(default=200_000, ge=1000, le=10_000_000)
+    # A running run's worker renews this lease each step; past it, another worker resumes.
+    assistant_run_lease_s: float = Field(default=120, gt=0, le=3600)
+    assistant_thread_retention_days: int = Field(default=90, ge=1, le=3650)
+
+    # The key that encrypts webhook signing secrets at rest (a Fernet key, see
+    # docs/decisions.md "Security"). Unset: a key generated on first run into the data
+    # folder (`secret.key` beside the SQLite file, `.corridor/` otherwise). Every process
+    # of one deployment must share it. Retired keys (comma-separated) still decrypt.
+    secret_key: SecretStr | None = None
+    secret_keys_retired: SecretStr = SecretStr("")
+
+    # Rate limits (docs/decisions.md "Security"): moving windows in memory, or in Redis
+    # shared by every process when redis_url is set. Limits are `limits` strings
+    # ("10 per 15 minutes"). The per-key rate applies to organizations that set none; the
+    # maximum caps what an organization may set for itself.
+    rate_limits_enabled: bool = True
+    redis_url: str | None = None
+    rate_limit_requests_per_key: int = Field(default=300, ge=1, le=1_000_000)
+    rate_limit_requests_per_key_max: int = Field(default=3000, ge=1, le=1_000_000)
+    rate_limit_sign_in_failures_per_email: str = "10 per 15 minutes"
+    rate_limit_sign_in_failures_per_address: str = "50 per 15 minutes"
+    rate_limit_authentication_failures_per_address: str = "30 per minute"
+
+    @field_validator(
+        "rate_limit_sign_in_failures_per_email",
+        "rate_limit_sign_in_failures_per_address",
+        "rate_limit_authentication_failures_per_address",
+    )
+    @classmethod
+    def _a_limit(cls, value: str) -> str:
+        try:
+            limits.parse(value)
+        except ValueError:
+            raise ValueError(f"{value!r} is not a rate limit such as '10 per 15 minutes'") from None
+        return value
 
     @model_validator(mode="after")
     def _lease_outlasts_an_attempt(self) -> Settings:
         if self.webhook_claim_lease_s <= self.webhook_timeout_s:
             raise ValueError("webhook_claim_lease_s must be longer than webhook_timeout_s")
         return self
+
+    def secret_box(self) -> SecretBox:
+        """The box that encrypts and decrypts secrets kept at rest (kit/secretbox.py)."""
+        return secretbox.load(
+            secret_key=self.secret_key.get_secret_value() or None if self.secret_key else None,
+            retired=self.secret_keys_retired.get_secret_value().split(","),
+            database_url=self.database_url,
+        )
 
     @property
     def is_sandbox(self) -> bool:
@@ -64,6 +141,16 @@ class Settings(BaseSettings):
     @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
+
+    @property
+    def data_directory(self) -> Path:
+        """Where the embedded default keeps its files: beside the SQLite database."""
+        prefix = "sqlite+aiosqlite:///"
+        if self.database_url.startswith(prefix):
+            path = self.database_url[len(prefix) :].split("?", 1)[0]
+            if path and path != ":memory:":
+                return Path(path).parent
+        return DEFAULT_DATA_DIRECTORY
 
     @property
     def workers_in_process(self) -> bool:

@@ -26,6 +26,8 @@ class Health(ResponseModel):
     "/health", response_model=Health, summary="Health check", responses={503: {"model": Health}}
 )
 async def health(request: Request) -> JSONResponse:
+    """No credentials needed. 200 when the database answers, 503 (`status: degraded`) when it does
+    not, for load balancers and uptime checks."""
     state = request.app.state
     database_ok = True
     try:

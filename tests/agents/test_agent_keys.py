@@ -172,3 +172,20 @@ async def test_live_agent_keys_do_not_work_in_sandbox(owner, app):
         await client_for(app, {"X-API-Key": secret + "x"}).get("/v1/agents"), 401, "unauthorized"
     )
     assert (await client_for(app, {"X-API-Key": secret}).get("/v1/agents")).status_code == 200
+
+
+async def test_a_replayed_agent_key_creation_does_not_show_the_secret_again(owner, app):
+    agent = await owner.create_agent()
+    path = f"/v1/agents/{agent['id']}/keys"
+    headers = {"Idempotency-Key": "agent-key"}
+    first = await owner.client.post(path, json={"name": "bot"}, headers=headers)
+    again = await owner.client.post(path, json={"name": "bot"}, headers=headers)
+    assert first.status_code == again.status_code == 201, again.text
+    assert again.headers["idempotent-replayed"] == "true"
+    secret = first.json()["secret"]
+    assert secret.startswith("sk_sandbox_agent_") and secret not in again.text
+    assert again.json()["secret"] is None
+    assert "revoke this key and create another" in again.json()["secretNote"]
+    assert again.json()["id"] == first.json()["id"]
+    listed = (await owner.client.get(path)).json()["data"]
+    assert [key["id"] for key in listed].count(first.json()["id"]) == 1

@@ -50,7 +50,10 @@ async def test_session_cookie_authenticates_and_sign_out_ends_it(tenant, app):
         assert signed_in.status_code == 201
         assert (await browser.get("/v1/api-keys")).status_code == 200
         token = signed_in.json()["token"]
-        signed_out = await browser.delete("/v1/console/sessions/current")
+        signed_out = await browser.delete(
+            "/v1/console/sessions/current",
+            headers={"X-Corridor-CSRF": signed_in.json()["csrfToken"]},
+        )
         assert signed_out.status_code == 204
     async with client_for(app, {"Authorization": f"Bearer {token}"}) as console:
         assert_error(await console.get("/v1/api-keys"), 401, "unauthorized")

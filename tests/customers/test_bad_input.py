@@ -7,7 +7,8 @@ import json
 import pytest
 from fastapi.routing import APIRoute
 
-from corridor.customers import endpoints, onboarding_endpoints
+from corridor.customers import endpoints
+from corridor.customers.endpoints import onboarding_steps as onboarding_endpoints
 from corridor.web.middleware import url_bytes_max
 from tests.conftest import assert_error
 from tests.customers.helpers import add_entity, create_business

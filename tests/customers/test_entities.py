@@ -192,3 +192,16 @@ async def test_verification_link_has_a_url_and_an_expiry(tenant):
         404,
         "not_found",
     )
+
+
+async def test_a_replayed_verification_link_does_not_show_the_token_again(tenant):
+    business = await create_business(tenant.client)
+    entity = await add_entity(tenant.client, business["id"])
+    path = f"/v1/customers/{business['id']}/associated-entities/{entity['id']}/verification-link"
+    first = await tenant.client.post(path, headers={"Idempotency-Key": "link"})
+    again = await tenant.client.post(path, headers={"Idempotency-Key": "link"})
+    assert first.status_code == again.status_code == 201, again.text
+    assert again.headers["idempotent-replayed"] == "true"
+    assert first.json()["url"].split("token=")[1] not in again.text
+    assert again.json()["url"] is None and again.json()["secretNote"]
+    assert again.json()["id"] == first.json()["id"]

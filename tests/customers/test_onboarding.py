@@ -236,6 +236,23 @@ async def test_verification_session_gives_a_url_and_keeps_only_the_token_hash(ap
     assert token not in stored.token_hash
 
 
+async def test_a_replayed_verification_session_start_does_not_show_the_token_again(tenant):
+    """The URL's token is shown once and never stored, not even in the idempotent answer."""
+    customer = await create_individual(tenant.client)
+    path = f"/v1/customers/{customer['id']}/verification-sessions"
+    first = await tenant.client.post(path, headers={"Idempotency-Key": "vs"})
+    again = await tenant.client.post(path, headers={"Idempotency-Key": "vs"})
+    assert first.status_code == again.status_code == 201, again.text
+    assert again.headers["idempotent-replayed"] == "true"
+    token = first.json()["url"].split("token=")[1]
+    assert token not in again.text
+    assert again.json()["url"] is None and "start another session" in again.json()["secretNote"]
+    assert {**again.json(), "url": first.json()["url"], "secretNote": None} == {
+        **first.json(),
+        "secretNote": None,
+    }
+
+
 async def test_verification_session_configuration_lists_steps_and_requirements(tenant, clock):
     customer = await create_individual(tenant.client)
     created = (

@@ -7,7 +7,7 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from corridor.models.idempotency import IdempotencyRecord
 from corridor.web.idempotency import fingerprint, in_progress_lease_s
@@ -30,6 +30,19 @@ async def _ids(client, list_path: str) -> list[str]:
     return [item["id"] for item in response.json()["data"]]
 
 
+class _ShownOnceNote:
+    """Equal to any note that says the secret was shown once and is never stored."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str) and "shown once" in other and "never stored" in other
+
+
+def _without_secret(answer: dict, field: str = "secret") -> dict:
+    """What a replay of a secret-bearing create answers: the same resource, the secret
+    null, and a note saying it was shown once (the secret is never stored)."""
+    return {**answer, field: None, "secretNote": _ShownOnceNote()}
+
+
 @pytest.mark.parametrize(("path", "body", "list_path"), CREATES)
 async def test_same_key_and_body_replays_the_first_answer_byte_for_byte(
     tenant, path, body, list_path
@@ -41,11 +54,41 @@ async def test_same_key_and_body_replays_the_first_answer_byte_for_byte(
     for _ in range(2):
         again = await tenant.client.post(path, json=body, headers={KEY: "create-1"})
         assert again.status_code == 201
-        assert again.content == first.content
+        if path == "/v1/api-keys":  # the one part never replayed: the key's secret
+            assert first.json()["secret"].startswith("sk_sandbox_")
+            assert again.json() == _without_secret(first.json())
+            assert list(again.json()) == [*first.json(), "secretNote"]
+        else:
+            assert again.content == first.content
         assert again.headers[REPLAYED] == "true"
         assert again.headers["content-type"] == "application/json"
     after = await _ids(tenant.client, list_path)
     assert after == [first.json()["id"], *before]
+
+
+async def test_a_replayed_key_creation_never_shows_the_secret_nor_stores_it(tenant, app):
+    """API.md section 4: a secret is shown once. The stored answer holds no secret, so a
+    replay (even within the 24 hours) answers the key without it, and says why."""
+    body = {"name": "deploy", "scopes": ["*"]}
+    first = await tenant.client.post("/v1/api-keys", json=body, headers={KEY: "secret-key"})
+    secret = first.json()["secret"]
+    async with app.state.database.session(write=False) as session:
+        stored = await session.execute(
+            select(IdempotencyRecord.response_body).where(
+                IdempotencyRecord.organization_id == tenant.organization_id,
+                IdempotencyRecord.key == "secret-key",
+            )
+        )
+        kept = stored.scalar_one()
+    assert secret not in kept and secret[-20:] not in kept
+    again = await tenant.client.post("/v1/api-keys", json=body, headers={KEY: "secret-key"})
+    assert again.json()["secret"] is None and secret not in again.text
+    assert "revoke this key and create another" in again.json()["secretNote"]
+    assert "secretNote" not in first.json()
+    # The key the replay names is the one made first, and it works.
+    assert again.json()["id"] == first.json()["id"]
+    async with client_for(app, bearer(secret)) as owner:
+        assert (await owner.get("/v1/api-keys")).status_code == 200
 
 
 async def test_replay_ignores_json_spacing_and_key_order(tenant):
@@ -120,7 +163,8 @@ async def test_a_request_bound_to_another_customer_is_another_request(tenant):
         first.text
     )  # whether a bound caller may is not the point
     again = await tenant.client.post("/v1/api-keys", json=body, headers=bound)
-    assert again.content == first.content and again.headers[REPLAYED] == "true"
+    expected = _without_secret(first.json()) if first.status_code == 201 else first.json()
+    assert again.json() == expected and again.headers[REPLAYED] == "true"
     for headers in ({KEY: "bound"}, {KEY: "bound", ON_BEHALF_OF: second_customer["id"]}):
         response = await tenant.client.post("/v1/api-keys", json=body, headers=headers)
         assert_error(response, 409, "idempotency_key_reused")

@@ -17,6 +17,8 @@ DEFAULTS = {
     "transferAuthorizationThreshold": None,
     "defaultDeveloperFee": None,
     "webhookHistoryEnabled": True,
+    "reportingCurrency": "USD",
+    "requestsPerSecondPerKey": None,
 }
 
 
@@ -137,6 +139,9 @@ async def test_configurations_of_two_organizations_are_independent(make_tenant):
         ({"webhookHistoryEnabled": "yes"}, "webhookHistoryEnabled"),
         ({"webhookHistoryEnabled": 1}, "webhookHistoryEnabled"),
         ({"webhookHistoryEnabled": None}, "webhookHistoryEnabled"),
+        ({"reportingCurrency": "USDC"}, "reportingCurrency"),
+        ({"reportingCurrency": "XYZ"}, "reportingCurrency"),
+        ({"reportingCurrency": None}, "reportingCurrency"),
         ({"accountCurrency": ["USD"]}, "accountCurrency"),
         ({"updatedAt": "2026-01-01T00:00:00Z"}, "updatedAt"),
     ],

@@ -41,6 +41,8 @@ def test_defaults_are_usd_and_usdc_with_history_on():
         "transferAuthorizationThreshold": None,
         "defaultDeveloperFee": None,
         "webhookHistoryEnabled": True,
+        "reportingCurrency": "USD",
+        "requestsPerSecondPerKey": None,
     }
     assert from_document(DEFAULT_DOCUMENT) == Configuration()
 
@@ -59,6 +61,7 @@ def test_document_round_trips_every_field():
         transfer_authorization_threshold=Threshold(currency="GBP", minor_units=250_000),
         default_developer_fee=DeveloperFee(fixed_minor_units=30, percent=0.0125),
         webhook_history_enabled=False,
+        reporting_currency="EUR",
     )
     document = to_document(configuration)
     assert document["transferAuthorizationThreshold"] == {"currency": "GBP", "value": "250000"}

@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from corridor.ledger.rules import CUSTOMER_BALANCE
 from corridor.models.event import Event
@@ -119,6 +119,10 @@ async def assert_books_balance(app, organization_id: str) -> defaultdict[str, in
     of its postings, no customer balance is negative; the system accounts' balances by
     `kind:currency` (for checks of where the money went; one never used reads as 0)."""
     async with app.state.database.session(write=False) as session:
+        if not app.state.database.is_sqlite:
+            # One snapshot for every read below, so a worker committing meanwhile cannot
+            # make an account disagree with its postings (SQLite's read is one already).
+            await session.execute(text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"))
         sums = await session.execute(
             select(Posting.journal_entry_id, Posting.currency, func.sum(Posting.amount))
             .where(Posting.organization_id == organization_id)

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from corridor.kit import fx
 from corridor.kit.money import MINOR_UNITS_MAX
 from corridor.ledger import rules
 from corridor.transfers.money import entries
-from corridor.transfers.rules import fx
 from corridor.transfers.rules.fees import DeveloperFee, FeeProblem, checked_fee, fee_amount
 from corridor.transfers.rules.flows import (
     DestinationKind,

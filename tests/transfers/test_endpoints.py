@@ -8,6 +8,7 @@ from sqlalchemy import select
 from corridor.models.event import Event
 from tests.auth.credentials import bearer, key_secret
 from tests.conftest import assert_error, client_for
+from tests.documents.helpers import confirmed_document
 from tests.parties.helpers import EVM_ADDRESS, create_account, create_counterparty
 from tests.support import create_individual
 from tests.transfers.conftest import act, amount, create, fetch, make_customer, settle
@@ -66,7 +67,7 @@ async def test_a_draft_shows_exactly_the_fields_that_apply(tenant, customer):
 async def test_patch_changes_every_field_of_the_update_request(tenant, customer):
     external = await customer.bank_account()
     draft = await create(tenant.client, _internal(customer))
-    document = "doc_01jd3x0p6x9e3k2v1m8q4r7s5t"
+    document = (await confirmed_document(tenant.client, customer.id))["id"]
     response = await tenant.client.patch(
         f"/v1/transfers/{draft['id']}",
         json={
@@ -104,7 +105,8 @@ async def test_patch_changes_every_field_of_the_update_request(tenant, customer)
     assert "accountId" not in patched["destination"]
     assert len(patched["remarks"]) == 1000 and len(patched["clientReferenceId"]) == 256
     documents = await tenant.client.get(f"/v1/transfers/{draft['id']}/documents")
-    assert documents.json() == {"data": [document]}
+    assert [found["id"] for found in documents.json()["data"]] == [document]
+    assert documents.json()["data"][0]["status"] == "UPLOADED"
 
 
 async def test_limits_and_bad_values_are_validation_errors(tenant, customer):

@@ -12,10 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import select
 
+from corridor.kit import fx
 from corridor.kit.money import MINOR_UNITS_MAX
 from corridor.models.event import Event
 from corridor.quotes import rules
-from corridor.transfers.rules import fx
 from corridor.transfers.rules.fees import DeveloperFee, FeeProblem
 from corridor.transfers.rules.pricing import PricingProblem
 from tests.conftest import assert_error, client_for

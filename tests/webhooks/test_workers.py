@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from corridor.webhooks.dispatcher import ABANDONED
+from tests.conftest import TEST_SECRET_KEY
 from tests.webhooks.support import (
     Answer,
     attempts,
@@ -34,6 +35,8 @@ def _worker(database_url: str, log: Path, **settings: str) -> subprocess.Popen:
         **os.environ,
         "CORRIDOR_DATABASE_URL": database_url,
         "CORRIDOR_LOG_LEVEL": "WARNING",
+        # The server key of the test's apps, which wrote the endpoints' encrypted secrets.
+        "CORRIDOR_SECRET_KEY": TEST_SECRET_KEY,
         **{f"CORRIDOR_{name.upper()}": value for name, value in settings.items()},
     }
     with log.open("a") as output:

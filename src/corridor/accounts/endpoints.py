@@ -83,6 +83,8 @@ async def list_customer_accounts(
     "/accounts/{account_id}", response_model=AccountRead, tags=TAGS, summary="Get a balance account"
 )
 async def get_account(account_id: str, context: Context) -> AccountRead:
+    """One balance account: its currency, owner and status. The money in it is at
+    `/v1/accounts/{id}/balance`."""
     account = await service.read_account(
         context.session, caller=context.caller, account_id=account_id
     )

@@ -6,6 +6,7 @@ from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
+from corridor.kit.db import get_kept
 from corridor.ledger.rules import CUSTOMER_BALANCE
 from corridor.models.customer import Customer
 from corridor.models.ledger import LedgerAccount
@@ -41,7 +42,7 @@ def visible_customers(caller: Caller) -> Select[Customer]:
 
 
 async def organization(session: AsyncSession, organization_id: str) -> Organization | None:
-    return await session.get(Organization, organization_id)
+    return await get_kept(session, Organization, organization_id)
 
 
 async def currencies_of_customer(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from corridor.kit.schemas import Amount, AmountIn, RequestModel, ResponseModel, Timestamp
 from corridor.ledger import rules
@@ -97,6 +97,10 @@ class BalanceTransactionRead(ResponseModel):
 
 
 class SandboxFund(RequestModel):
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"amount": {"currency": "USD", "value": "100000"}}]}
+    )
+
     amount: AmountIn = Field(
         description="Minor units in a string, in the account's currency",
         examples=[{"currency": "USD", "value": "100000"}],

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Response
 
-from corridor.agents import approvals, service, spend
+from corridor.agents import approvals, service
 from corridor.agents.schemas import (
     AgentApproval,
     AgentCreate,
@@ -17,11 +17,9 @@ from corridor.agents.schemas import (
     AgentRead,
     AgentSpendRead,
     AgentUpdate,
-    SpendWindowRead,
 )
 from corridor.kit.pagination import ListResponse, PageRequest
 from corridor.models.access import ApiKey
-from corridor.models.transfer import Agent
 from corridor.transfers.endpoints import Plugins
 from corridor.transfers.schemas.transfer import TransferRead
 from corridor.web.context import Context
@@ -51,27 +49,6 @@ def _key_read(key: ApiKey) -> AgentKeyRead:
         created_at=key.created_at,
         revoked_at=key.revoked_at,
         last_used_at=key.last_used_at,
-    )
-
-
-def _spend_read(agent: Agent, usage: spend.Usage, now) -> AgentSpendRead:
-    windows = (
-        ("day", agent.daily_limit, usage.day_minor, spend.day_span(now)),
-        ("month", agent.monthly_limit, usage.month_minor, spend.month_span(now)),
-    )
-    return AgentSpendRead(
-        agent_id=agent.id,
-        currency=agent.currency,
-        windows=[
-            SpendWindowRead(
-                window=window,
-                limit=None if limit is None else str(limit),
-                used=str(used),
-                remaining=None if limit is None else str(spend.remaining(limit, used)),
-                resets_at=span.end,
-            )
-            for window, limit, used, span in windows
-        ],
     )
 
 
@@ -105,6 +82,7 @@ async def list_agents(
 
 @router.get("/agents/{agent_id}", response_model=AgentRead, tags=TAGS, summary="Get an agent")
 async def get_agent(agent_id: str, context: Context) -> AgentRead:
+    """One agent: its customer, source account, spend limits, allowlist and status."""
     agent = await service.get_agent(context.session, caller=context.caller, agent_id=agent_id)
     return AgentRead.of(agent)
 
@@ -145,7 +123,7 @@ async def get_spend(agent_id: str, context: Context) -> AgentSpendRead:
     agent, usage = await service.spend_of(
         context.session, caller=context.caller, agent_id=agent_id, now=now
     )
-    return _spend_read(agent, usage, now)
+    return AgentSpendRead.of(agent, usage, now)
 
 
 @router.post(
@@ -160,7 +138,8 @@ async def create_agent_key(
 ) -> Response:
     """`sk_sandbox_agent_…`: the secret is in this response only. Fixed scopes: transfers
     read and write, accounts read, customers read, confined to the agent's customer and
-    funding account."""
+    funding account. The secret is never stored: an idempotent replay answers the key with
+    `secret: null` and a `secretNote`."""
     key, secret = await service.create_agent_key(
         context.session,
         caller=context.caller,
@@ -182,6 +161,7 @@ async def create_agent_key(
 async def list_agent_keys(
     agent_id: str, context: Context, page: Pages
 ) -> ListResponse[AgentKeyRead]:
+    """The agent's keys, newest first, revoked ones included; never their secrets."""
     found = await service.list_agent_keys(
         context.session, caller=context.caller, agent_id=agent_id, page=page
     )

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, StrictStr, field_validator
 
+from corridor.agents import spend
 from corridor.agents.rules import AgentStatus, ApprovalDecision, OverLimitAction, PayeeType
+from corridor.auth.schemas import KEY_REPLAY_NOTE
 from corridor.kit.money import MoneyError, parse_minor_units
-from corridor.kit.schemas import CurrencyCode, RequestModel, ResponseModel, Timestamp
+from corridor.kit.schemas import CurrencyCode, RequestModel, ResponseModel, ShownOnce, Timestamp
 
 name_chars_max = 200
 description_chars_max = 1000
@@ -64,6 +67,24 @@ Description = Annotated[
 
 
 class AgentCreate(RequestModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "customerId": "cus_01jd3x0p6x9e3k2v1m8q4r7s5t",
+                    "sourceAccountId": "acc_01jd3x0p6x9e3k2v1m8q4r7s5t",
+                    "name": "Invoice bot",
+                    "description": "Pays approved supplier invoices",
+                    "limits": {"currency": "USD", "perTransfer": "50000", "daily": "100000"},
+                    "destinationAllowlist": [
+                        {"type": "counterparty", "id": "cp_01jd3x0p6x9e3k2v1m8q4r7s5t"}
+                    ],
+                    "overLimitAction": "REQUEST_APPROVAL",
+                }
+            ]
+        }
+    )
+
     customer_id: Annotated[
         StrictStr, Field(max_length=64, examples=["cus_01jd3x0p6x9e3k2v1m8q4r7s5t"])
     ]
@@ -197,8 +218,14 @@ class AgentKeyRead(ResponseModel):
     last_used_at: Timestamp | None = None
 
 
-class AgentKeyCreated(AgentKeyRead):
-    secret: str = Field(description="The whole secret. Shown only in this response: store it now.")
+class AgentKeyCreated(AgentKeyRead, ShownOnce):
+    secret_fields = ("secret",)
+    replay_note = KEY_REPLAY_NOTE
+
+    secret: str | None = Field(
+        description="The whole secret. Shown only in this response: store it now. null in an "
+        "idempotent replay of this request (`secretNote` says why): the secret is never stored."
+    )
 
 
 class SpendWindowRead(ResponseModel):
@@ -214,8 +241,39 @@ class AgentSpendRead(ResponseModel):
     currency: str = Field(examples=["USD"])
     windows: list[SpendWindowRead]
 
+    @classmethod
+    def of(cls, agent: Any, usage: spend.Usage, now: datetime) -> AgentSpendRead:
+        """The day and month windows that contain `now`, in minor-unit strings."""
+        windows = (
+            ("day", agent.daily_limit, usage.day_minor, spend.day_span(now)),
+            ("month", agent.monthly_limit, usage.month_minor, spend.month_span(now)),
+        )
+        return cls(
+            agent_id=agent.id,
+            currency=agent.currency,
+            windows=[
+                SpendWindowRead(
+                    window=window,
+                    limit=_text(limit),
+                    used=str(used),
+                    remaining=_text(spend.remaining(limit, used)),
+                    resets_at=span.end,
+                )
+                for window, limit, used, span in windows
+            ],
+        )
+
 
 class AgentApproval(RequestModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"decision": "APPROVE", "reason": "Supplier invoice checked"},
+                {"decision": "DECLINE", "reason": "Not an invoice we expect"},
+            ]
+        }
+    )
+
     decision: ApprovalDecision = Field(examples=["APPROVE"])
     reason: (
         Annotated[

@@ -5,7 +5,8 @@ from __future__ import annotations
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser
+from corridor.kit.db import get_kept
+from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser, PlatformSession
 from corridor.models.customer import Customer
 from corridor.models.organization import Organization
 from corridor.models.transfer import Agent
@@ -35,7 +36,7 @@ async def user_by_id(session: AsyncSession, user_id: str) -> ConsoleUser | None:
 
 
 async def organization_by_id(session: AsyncSession, organization_id: str) -> Organization | None:
-    return await session.get(Organization, organization_id)
+    return await get_kept(session, Organization, organization_id)
 
 
 def organization_keys(organization_id: str) -> Select[ApiKey]:
@@ -58,3 +59,29 @@ async def live_agent_of_key(session: AsyncSession, key: ApiKey) -> Agent | None:
 
 def customers_of(organization_id: str) -> Select[Customer]:
     return select(Customer).where(Customer.organization_id == organization_id)
+
+
+async def platform_session_by_token_hash(
+    session: AsyncSession, token_hash: str
+) -> PlatformSession | None:
+    statement = select(PlatformSession).where(PlatformSession.token_hash == token_hash)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def key_by_id(session: AsyncSession, key_id: str) -> ApiKey | None:
+    return await session.get(ApiKey, key_id)
+
+
+async def is_below(
+    session: AsyncSession, *, organization_id: str, ancestor_id: str, depth_max: int
+) -> bool:
+    """Whether `ancestor_id` is a parent, grandparent, … of `organization_id` (at most
+    `depth_max` levels up)."""
+    current = await session.get(Organization, organization_id)
+    for _ in range(depth_max):
+        if current is None or current.parent_id is None:
+            return False
+        if current.parent_id == ancestor_id:
+            return True
+        current = await session.get(Organization, current.parent_id)
+    return False

@@ -4,12 +4,27 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field, StrictStr
+from pydantic import ConfigDict, Field, StrictStr
 
-from corridor.kit.schemas import RequestModel, ResponseModel, Timestamp
+from corridor.kit.schemas import RequestModel, ResponseModel, ShownOnce, Timestamp
+
+# What an idempotent replay of a key's creation says in place of the secret.
+KEY_REPLAY_NOTE = (
+    "The secret is shown once, in the first answer to this request, and is never stored, so "
+    "this replay cannot show it. If it was lost, revoke this key and create another."
+)
 
 
 class ApiKeyCreate(RequestModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"name": "Payouts backend", "scopes": ["transfers:read", "transfers:write"]},
+                {"name": "Admin script", "scopes": ["*"]},
+            ]
+        }
+    )
+
     name: Annotated[StrictStr, Field(min_length=1, max_length=200, examples=["Payouts backend"])]
     scopes: Annotated[
         list[Annotated[StrictStr, Field(max_length=40)]],
@@ -28,11 +43,23 @@ class ApiKeyRead(ResponseModel):
     revoked_at: Timestamp | None = None
 
 
-class ApiKeyCreated(ApiKeyRead):
-    secret: str = Field(description="The whole secret. Shown only in this response: store it now.")
+class ApiKeyCreated(ApiKeyRead, ShownOnce):
+    secret_fields = ("secret",)
+    replay_note = KEY_REPLAY_NOTE
+
+    secret: str | None = Field(
+        description="The whole secret. Shown only in this response: store it now. null in an "
+        "idempotent replay of this request (`secretNote` says why): the secret is never stored."
+    )
 
 
 class ConsoleSessionCreate(RequestModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"email": "owner@example.com", "password": "correct horse battery staple"}]
+        }
+    )
+
     email: Annotated[StrictStr, Field(min_length=3, max_length=320, examples=["owner@example.com"])]
     password: Annotated[StrictStr, Field(min_length=1, max_length=200)]
 
@@ -42,7 +69,21 @@ class ConsoleUserRead(ResponseModel):
     email: str
 
 
+CSRF_TOKEN_DESCRIPTION = (
+    "Send it in the X-Corridor-CSRF header with every request that changes something and is "
+    "authenticated by the session cookie alone (bearer requests need none). Tied to this "
+    "session; GET /v1/console/sessions/current returns it again."
+)
+
+
 class ConsoleSessionCreated(ResponseModel):
     token: str = Field(description="Bearer token (cs_…), valid for 12 hours")
     expires_at: Timestamp
     user: ConsoleUserRead
+    csrf_token: str = Field(description=CSRF_TOKEN_DESCRIPTION)
+
+
+class ConsoleSessionRead(ResponseModel):
+    expires_at: Timestamp
+    user: ConsoleUserRead
+    csrf_token: str = Field(description=CSRF_TOKEN_DESCRIPTION)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import secrets
@@ -31,6 +32,13 @@ def agent_key_secret(environment: str) -> str:
 
 def console_session_token() -> str:
     return f"cs_{random_token()}"
+
+
+def csrf_token(session_token: str) -> str:
+    """The CSRF token of a console session: derived from the session's token (HMAC), so it
+    is never stored, changes with every session, and cannot be made without the token."""
+    digest = hmac.new(session_token.encode(), b"corridor console csrf", hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
 def visible_prefix(secret: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -15,6 +15,7 @@ from corridor.auth.secrets import (
     hash_password,
     hash_secret,
     organization_key_secret,
+    random_token,
     same_hash,
     verify_password,
     visible_prefix,
@@ -23,11 +24,16 @@ from corridor.kit.db import get_visible
 from corridor.kit.errors import Forbidden, NotFound, Unauthorized, ValidationFailed
 from corridor.kit.ids import new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
-from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser
+from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser, PlatformSession
 
 KEYS_SCOPE = "api_keys:manage"
 ORGANIZATION_KEY_PREFIXES = ("sk_sandbox_", "sk_live_")
+PLATFORM_SESSION_PREFIX = "ps_"
 credential_chars_max = 200
+# A platform session token (spec 5.7, REST) lasts as long as a console session.
+platform_session_lifetime_s = 12 * 60 * 60
+# Levels below a root organization (organizations/repository.organization_depth_max).
+organization_depth_max = 8
 
 
 async def authenticate(
@@ -38,6 +44,8 @@ async def authenticate(
         raise Unauthorized()
     if credential.startswith("cs_"):
         return await _console_caller(session, credential, now)
+    if credential.startswith(PLATFORM_SESSION_PREFIX):
+        return await _platform_session_caller(session, credential, now)
     if not credential.startswith(ORGANIZATION_KEY_PREFIXES):
         raise Unauthorized()
     if not credential.startswith(f"sk_{key_environment}_"):
@@ -76,6 +84,69 @@ async def bind_to_customer(session: AsyncSession, *, caller: Caller, customer_id
         raise NotFound("customer", customer_id)
     await get_visible(session, repository.customers_of(caller.organization_id), customer_id)
     return caller.bound_to(customer_id)
+
+
+async def enter_organization(
+    session: AsyncSession, *, caller: Caller, organization_id: str
+) -> Caller:
+    """The caller acting inside an organization below its own (X-Corridor-Organization): a
+    console session or an unrestricted key of a parent reaches its children and their
+    children; any other organization is unknown (404)."""
+    if organization_id == caller.organization_id:
+        return caller
+    if not caller.is_unrestricted or caller.customer_id is not None:
+        raise Forbidden(
+            "Only a console session or an unrestricted organization key may act inside a "
+            "child organization"
+        )
+    if not await repository.is_below(
+        session,
+        organization_id=organization_id,
+        ancestor_id=caller.organization_id,
+        depth_max=organization_depth_max,
+    ):
+        raise NotFound("organization", organization_id)
+    return replace(caller, organization_id=organization_id)
+
+
+async def start_platform_session(
+    session: AsyncSession, *, caller: Caller, customer_id: str, now: datetime
+) -> tuple[PlatformSession, str]:
+    """A `ps_…` token acting as the caller's platform key, bound to the customer (spec 5.7:
+    creating a business customer binds the session). The token is returned here only."""
+    assert caller.kind is CallerKind.PLATFORM_SESSION and caller.customer_id is None
+    token = f"{PLATFORM_SESSION_PREFIX}{random_token()}"
+    platform_session = PlatformSession(
+        id=new_id("pss"),
+        organization_id=caller.organization_id,
+        api_key_id=caller.actor_id,
+        customer_id=customer_id,
+        token_hash=hash_secret(token),
+        created_at=now,
+        expires_at=now + timedelta(seconds=platform_session_lifetime_s),
+        revoked_at=None,
+    )
+    session.add(platform_session)
+    await session.flush()
+    return platform_session, token
+
+
+async def _platform_session_caller(session: AsyncSession, token: str, now: datetime) -> Caller:
+    """The platform key behind the session, bound to the session's customer; the session
+    ends with the key (revoked) or at its expiry."""
+    found = await repository.platform_session_by_token_hash(session, hash_secret(token))
+    if found is None or found.revoked_at is not None or found.expires_at <= now:
+        raise Unauthorized("Platform session missing, expired or ended")
+    key = await repository.key_by_id(session, found.api_key_id)
+    if key is None or key.revoked_at is not None:
+        raise Unauthorized("Platform session missing, expired or ended")
+    return Caller(
+        kind=CallerKind.PLATFORM_SESSION,
+        organization_id=found.organization_id,
+        actor_id=key.id,
+        scopes=frozenset(key.scopes),
+        customer_id=found.customer_id,
+    )
 
 
 async def _console_caller(session: AsyncSession, token: str, now: datetime) -> Caller:
@@ -248,6 +319,22 @@ async def sign_in(
     session.add(console_session)
     await session.flush()
     return SignedIn(token=token, console_session=console_session, user=user)
+
+
+@dataclass(frozen=True, slots=True)
+class CurrentSession:
+    console_session: ConsoleSession
+    user: ConsoleUser
+
+
+async def current_session(session: AsyncSession, *, caller: Caller, token: str) -> CurrentSession:
+    """The console session the caller signed in with (its token, by bearer or cookie)."""
+    caller.require_console("read the current console session")
+    console_session = await repository.session_by_token_hash(session, hash_secret(token))
+    user = await repository.user_by_id(session, caller.actor_id)
+    if console_session is None or user is None or console_session.user_id != user.id:
+        raise Unauthorized("Console session missing, expired or signed out")
+    return CurrentSession(console_session=console_session, user=user)
 
 
 async def sign_out(session: AsyncSession, *, caller: Caller, token: str, now: datetime) -> None:

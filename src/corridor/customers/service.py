@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.accounts.service import open_balance_accounts
-from corridor.auth.callers import Caller
+from corridor.auth import service as auth_service
+from corridor.auth.callers import Caller, CallerKind
 from corridor.customers import diligence, repository, requirements, states
 from corridor.customers.errors import CustomerArchived, FieldProblems, IllegalStatusMove
 from corridor.customers.requirements import CustomerFacts, Requirement
@@ -140,6 +142,29 @@ async def create_business(
     customer.website, customer.phone = data.website, data.phone
     customer.address = _address(data.address)
     return await _save_new(session, customer, data.tos_acceptance_id, now)
+
+
+@dataclass(frozen=True, slots=True)
+class BusinessCreated:
+    customer: Customer
+    # A platform session's REST binding (spec 5.7): a `ps_…` token bound to the customer.
+    session_token: str | None = None
+    session_expires_at: datetime | None = None
+
+
+async def create_business_customer(
+    session: AsyncSession, *, caller: Caller, data: BusinessCustomerCreate, now: datetime
+) -> BusinessCreated:
+    """A business customer; created by an unbound platform session, it binds the session
+    (spec 5.7): the answer carries a session token acting as the platform key, bound to
+    the new customer."""
+    customer = await create_business(session, caller=caller, data=data, now=now)
+    if caller.kind is not CallerKind.PLATFORM_SESSION or caller.customer_id is not None:
+        return BusinessCreated(customer)
+    platform_session, token = await auth_service.start_platform_session(
+        session, caller=caller, customer_id=customer.id, now=now
+    )
+    return BusinessCreated(customer, token, platform_session.expires_at)
 
 
 def _refuse_bound_caller(caller: Caller) -> None:

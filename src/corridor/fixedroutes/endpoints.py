@@ -109,6 +109,7 @@ async def list_routes(
     summary="Get a fixed route",
 )
 async def get_route(route_id: str, context: Context) -> FixedRouteRead:
+    """One fixed route: its deposit instructions, destination, fee and status."""
     found = await service.get_route(context.session, caller=context.caller, route_id=route_id)
     return found.read()
 
@@ -139,6 +140,7 @@ async def update_route(route_id: str, body: FixedRouteUpdate, context: Context) 
 async def list_customer_routes(
     customer_id: str, context: Context, page: Pages
 ) -> ListResponse[FixedRouteRead]:
+    """One customer's fixed routes, newest first."""
     found = await service.list_customer_routes(
         context.session, caller=context.caller, customer_id=customer_id, page=page
     )

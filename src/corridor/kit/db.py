@@ -12,6 +12,7 @@ types are in models/base.py.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from sqlalchemy import Executable, Select, event, select
@@ -44,23 +45,45 @@ def _configure_sqlite(engine: AsyncEngine, *, immediate: bool) -> None:
         connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
-def make_engine(url: str, *, immediate_transactions: bool = True) -> AsyncEngine:
+@dataclass(frozen=True, slots=True)
+class PoolLimits:
+    """Connections of one process: kept open, opened beyond under load, and how long a
+    session waits for one (then `sqlalchemy.exc.TimeoutError`, answered 503)."""
+
+    size: int = 8
+    overflow: int = 4
+    timeout_s: float = 5.0
+
+
+def make_engine(
+    url: str, *, immediate_transactions: bool = True, pool: PoolLimits = PoolLimits()
+) -> AsyncEngine:
+    # hide_parameters: a database error's message (logged, or printed by the CLI) never
+    # carries the statement's values, among them hashes of secrets and personal data.
     if url.startswith("sqlite"):
-        engine = create_async_engine(url, pool_size=5, max_overflow=10, pool_timeout=60)
+        # SQLite serialises writers itself (a writer waits up to busy_timeout for the lock).
+        engine = create_async_engine(
+            url, pool_size=5, max_overflow=10, pool_timeout=60, hide_parameters=True
+        )
         _configure_sqlite(engine, immediate=immediate_transactions)
         return engine
     return create_async_engine(
-        url, pool_size=10, max_overflow=40, pool_timeout=60, pool_pre_ping=True
+        url,
+        pool_size=pool.size,
+        max_overflow=pool.overflow,
+        pool_timeout=pool.timeout_s,
+        pool_pre_ping=True,
+        hide_parameters=True,
     )
 
 
 class Database:
     """The engines and session factories of one database."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, pool: PoolLimits = PoolLimits()) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
-        self.engine = make_engine(url)
+        self.engine = make_engine(url, pool=pool)
         self.read_engine = (
             make_engine(url, immediate_transactions=False) if self.is_sqlite else self.engine
         )
@@ -83,6 +106,20 @@ class Database:
 # --- Query helpers ------------------------------------------------------------------------
 
 Row = TypeVar("Row")
+
+
+_Row = TypeVar("_Row")
+
+
+async def get_kept(session: AsyncSession, entity: type[_Row], ident: str) -> _Row | None:
+    """`session.get` that keeps the row for the rest of the unit of work. The identity map
+    holds rows weakly, so a row that several parts of one request read (the organization:
+    the caller, its configuration, the events) would otherwise be fetched again each time
+    the last reference went away; kept, the later reads cost no round trip."""
+    found = await session.get(entity, ident)
+    if found is not None:
+        session.info.setdefault("kept_rows", []).append(found)
+    return found
 
 
 def is_sqlite(session: AsyncSession) -> bool:

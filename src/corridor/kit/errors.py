@@ -53,6 +53,16 @@ class Forbidden(CorridorError):
     status, code = 403, "forbidden"
 
 
+class CsrfTokenInvalid(CorridorError):
+    """A state-changing request authenticated by the console cookie alone, without the
+    session's CSRF token in the X-Corridor-CSRF header."""
+
+    status, code = 403, "csrf_token_invalid"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+
+
 class SandboxOnly(CorridorError):
     status, code = 403, "sandbox_only"
 
@@ -90,6 +100,16 @@ class Conflict(CorridorError):
 
 class PayloadTooLarge(CorridorError):
     status, code = 413, "payload_too_large"
+
+
+class ServiceUnavailable(CorridorError):
+    """The service is overloaded for a moment (no database connection free in time): the
+    request changed nothing and may be retried after `Retry-After` seconds."""
+
+    status, code = 503, "service_unavailable"
+
+    def __init__(self, message: str, *, retry_after_s: int = 1) -> None:
+        super().__init__(message, headers={"Retry-After": str(retry_after_s)})
 
 
 class ValidationFailed(CorridorError):

@@ -165,3 +165,12 @@ def amount_object(minor_units: int, currency_code: str) -> dict[str, object]:
         "value": str(minor_units),
         "displayValue": to_decimal_string(minor_units, exponent),
     }
+
+
+# The fiat currency each stablecoin is pegged to.
+PEGS = {"USDC": "USD", "USDT": "USD", "PYUSD": "USD", "USDB": "USD", "EURC": "EUR"}
+
+
+def peg_of(code: str) -> str:
+    """The fiat currency a stablecoin is pegged to; a fiat currency is its own."""
+    return PEGS.get(code, code)

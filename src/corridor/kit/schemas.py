@@ -153,6 +153,41 @@ class Sparse(ResponseModel):
         return data
 
 
+class ShownOnce(Sparse):
+    """An answer that carries a secret shown once (a key's secret, a signing secret, a URL
+    with a token). The secret is never stored: when the answer is kept for an idempotent
+    replay (`RequestContext.respond`), the kept copy has the `secret_fields` set to null
+    and `secretNote` saying why, so a replay never shows the secret again."""
+
+    secret_fields: ClassVar[tuple[str, ...]] = ()
+    # What a replay tells the client about the missing secret.
+    replay_note: ClassVar[str] = (
+        "The secret is shown once, in the first answer to this request, and is never stored, "
+        "so a replay cannot show it again."
+    )
+
+    secret_note: str | None = Field(
+        default=None,
+        description="Only in an idempotent replay (`Idempotent-Replayed: true`): the secret "
+        "fields are null because a secret is shown once and never stored; this says what to do.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _note_last(self, handler):
+        data = handler(self)
+        for key in ("secret_note", "secretNote"):
+            if key in data:
+                note = data.pop(key)
+                if note is not None:
+                    data[key] = note
+        return data
+
+    def redacted(self) -> ShownOnce:
+        """This answer without its secrets, as a replay shows it."""
+        blanked: dict[str, Any] = dict.fromkeys(self.secret_fields)
+        return self.model_copy(update={**blanked, "secret_note": self.replay_note})
+
+
 def _drop_default(schema: dict[str, Any]) -> None:
     schema.pop("default", None)
 

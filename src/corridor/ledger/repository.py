@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.kit.db import lock_rows
@@ -14,6 +15,36 @@ from corridor.models.ledger import JournalEntry, LedgerAccount, Posting
 async def lock_accounts(session: AsyncSession, account_ids: Iterable[str]) -> list[LedgerAccount]:
     """The accounts, freshly read and locked for update in id order."""
     return await lock_rows(session, LedgerAccount, sorted(set(account_ids)))
+
+
+async def hold_if_available(
+    session: AsyncSession,
+    *,
+    organization_id: str,
+    account_id: str,
+    amount: int,
+    open_status: str,
+    now: datetime,
+) -> LedgerAccount | None:
+    """Raise the account's pending debits by `amount` in one guarded UPDATE … RETURNING
+    (the row lock, the check and the write in one round trip), if it is open and has that
+    much available; None, changing nothing, when it is not."""
+    statement = (
+        update(LedgerAccount)
+        .where(
+            LedgerAccount.id == account_id,
+            LedgerAccount.organization_id == organization_id,
+            LedgerAccount.status == open_status,
+            or_(
+                LedgerAccount.allow_negative,
+                LedgerAccount.posted_balance - LedgerAccount.pending_debits >= amount,
+            ),
+        )
+        .values(pending_debits=LedgerAccount.pending_debits + amount, updated_at=now)
+        .returning(LedgerAccount)
+        .execution_options(populate_existing=True, synchronize_session=False)
+    )
+    return (await session.execute(statement)).scalar_one_or_none()
 
 
 async def account_by_purpose(

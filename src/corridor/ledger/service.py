@@ -148,19 +148,25 @@ async def place_hold(
     """
     if type(amount) is not int or amount <= 0:
         raise rules.InvalidEntry(f"a hold is a positive int amount, not {amount!r}")
+    held = await repository.hold_if_available(
+        session,
+        organization_id=organization_id,
+        account_id=account_id,
+        amount=amount,
+        open_status=OPEN,
+        now=now,
+    )
+    if held is not None:
+        return held
+    # Refused: read it (locked, so the answer is current) to say why.
     account = await _locked_account(session, organization_id=organization_id, account_id=account_id)
     if account.status != OPEN:
         raise AccountNotOpen(account_id=account.id, status=account.status)
-    if not account.allow_negative and account.posted_balance - account.pending_debits < amount:
-        raise InsufficientFunds(
-            account_id=account.id,
-            available=account.posted_balance - account.pending_debits,
-            currency=account.currency,
-        )
-    account.pending_debits += amount
-    account.updated_at = now
-    await session.flush()
-    return account
+    raise InsufficientFunds(
+        account_id=account.id,
+        available=account.posted_balance - account.pending_debits,
+        currency=account.currency,
+    )
 
 
 async def release_hold(

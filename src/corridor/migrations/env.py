@@ -20,6 +20,8 @@ def _configure(connection) -> None:
         target_metadata=target_metadata,
         render_as_batch=connection.dialect.name == "sqlite",
         compare_type=True,
+        # kit.migrate passes a callback to report each revision as it is applied.
+        on_version_apply=config.attributes.get("on_version_apply"),
     )
 
 

@@ -1,7 +1,13 @@
 """SQLAlchemy tables, one module per aggregate; importing this package registers them all."""
 
-from corridor.models import party, transfer, webhook  # noqa: F401  (register their tables)
-from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser
+from corridor.models import (  # noqa: F401  (register their tables)
+    assistant,
+    document,
+    party,
+    transfer,
+    webhook,
+)
+from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser, PlatformSession
 from corridor.models.customer import (
     AssociatedEntity,
     Customer,
@@ -26,6 +32,7 @@ __all__ = [
     "JournalEntry",
     "LedgerAccount",
     "Organization",
+    "PlatformSession",
     "Posting",
     "TermsOfServiceAcceptance",
     "VerificationSession",

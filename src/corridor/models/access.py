@@ -54,3 +54,21 @@ class ApiKey(Base):
     created_at: Mapped[datetime]
     revoked_at: Mapped[datetime | None]
     last_used_at: Mapped[datetime | None]
+
+
+class PlatformSession(Base):
+    """A platform organization's REST session bound to one customer (spec 5.7): made when
+    a platform key creates a business customer; its `ps_…` token is a bearer credential
+    that acts as the key, bound to that customer."""
+
+    __tablename__ = "platform_sessions"
+    id_prefix, resource_name = "pss", "platform session"
+
+    id: Mapped[str] = id_column()
+    organization_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"), index=True)
+    api_key_id: Mapped[str] = mapped_column(ForeignKey("api_keys.id"), index=True)
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime]
+    expires_at: Mapped[datetime]
+    revoked_at: Mapped[datetime | None]

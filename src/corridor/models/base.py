@@ -5,11 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, ClassVar
 
-from sqlalchemy import JSON, BigInteger, DateTime, MetaData, String
+from sqlalchemy import JSON, BigInteger, DateTime, MetaData, String, Text
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
+from corridor.kit import secretbox
 from corridor.kit.clock import as_utc
 
 NAMING_CONVENTION = {
@@ -38,7 +39,43 @@ class UTCDateTime(TypeDecorator[datetime]):
         return None if value is None else as_utc(value)
 
 
+class EncryptedText(TypeDecorator[str]):
+    """Text encrypted at rest under the server key (kit/secretbox.py): Python sees the
+    plaintext, the database holds only a Fernet token."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Any) -> str | None:
+        return None if value is None else secretbox.current().encrypt(value)
+
+    def process_result_value(self, value: str | None, dialect: Any) -> str | None:
+        return None if value is None else secretbox.current().decrypt(value)
+
+
 JSONDocument = JSON().with_variant(JSONB(), "postgresql")
+
+
+class EncryptedKeys(TypeDecorator[list[Any]]):
+    """A JSON list of objects whose `key` member is encrypted at rest (the signing secrets
+    a rotation replaced): `[{"key": "whsec_…", …}]` in Python, a Fernet token in the row."""
+
+    impl = JSONDocument
+    cache_ok = True
+
+    def process_bind_param(self, value: list[Any] | None, dialect: Any) -> list[Any] | None:
+        if value is None:
+            return None
+        box = secretbox.current()
+        return [{**item, "key": box.encrypt(item["key"])} for item in value]
+
+    def process_result_value(self, value: list[Any] | None, dialect: Any) -> list[Any] | None:
+        if value is None:
+            return None
+        box = secretbox.current()
+        return [{**item, "key": box.decrypt(item["key"])} for item in value]
+
+
 MinorUnits = BigInteger
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from corridor.models.base import Base, id_column
+from corridor.models.base import Base, EncryptedKeys, EncryptedText, id_column
 
 
 class WebhookEndpoint(Base):
@@ -29,10 +29,11 @@ class WebhookEndpoint(Base):
     disabled: Mapped[bool] = mapped_column(default=False)
     # MANUAL, GONE (the endpoint answered 410) or FAILING (failing for 5 days); None if enabled.
     disabled_reason: Mapped[str | None] = mapped_column(String(20))
-    # whsec_…: the signing secret deliveries are signed with.
-    secret: Mapped[str] = mapped_column(String(120))
-    # Secrets replaced by a rotation, newest first: [{"key": "whsec_…", "expiresAt": iso}].
-    previous_secrets: Mapped[list[Any]] = mapped_column(default=list)
+    # whsec_…: the signing secret deliveries are signed with; encrypted at rest.
+    secret: Mapped[str] = mapped_column(EncryptedText())
+    # Secrets replaced by a rotation, newest first: [{"key": "whsec_…", "expiresAt": iso}];
+    # each key encrypted at rest.
+    previous_secrets: Mapped[list[Any]] = mapped_column(EncryptedKeys(), default=list)
     # Start of the current run of failed attempts; None after a success.
     failing_since: Mapped[datetime | None]
     created_at: Mapped[datetime]

@@ -10,9 +10,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from corridor.kit.money import CURRENCIES, is_supported_currency
+from corridor.kit.money import CURRENCIES, CurrencyKind, is_supported_currency
 
 DEFAULT_ACCOUNT_CURRENCIES = ("USD", "USDC")
+# What treasury totals are converted to (GET /v1/customers/{id}/treasury-balances).
+DEFAULT_REPORTING_CURRENCY = "USD"
 account_currencies_max = len(CURRENCIES)
 
 
@@ -38,6 +40,17 @@ class Configuration:
     transfer_authorization_threshold: Threshold | None = None
     default_developer_fee: DeveloperFee | None = None
     webhook_history_enabled: bool = True
+    reporting_currency: str = DEFAULT_REPORTING_CURRENCY
+    # Requests per second each key (or console user) may make; None: the server's default.
+    requests_per_second_per_key: int | None = None
+
+
+def reporting_currency_problem(code: str) -> str | None:
+    if not is_supported_currency(code):
+        return f"unsupported currency {code!r}"
+    if CURRENCIES[code].kind is not CurrencyKind.FIAT:
+        return "must be a fiat currency (a stablecoin reports in the currency it is pegged to)"
+    return None
 
 
 def account_currencies_problem(codes: Sequence[str]) -> str | None:
@@ -70,6 +83,8 @@ def from_document(document: Mapping[str, Any]) -> Configuration:
             else None
         ),
         webhook_history_enabled=bool(document.get("webhookHistoryEnabled", True)),
+        reporting_currency=str(document.get("reportingCurrency") or DEFAULT_REPORTING_CURRENCY),
+        requests_per_second_per_key=document.get("requestsPerSecondPerKey"),
     )
 
 
@@ -87,6 +102,8 @@ def to_document(configuration: Configuration) -> dict[str, Any]:
             {"fixed": str(fee.fixed_minor_units), "percent": fee.percent} if fee else None
         ),
         "webhookHistoryEnabled": configuration.webhook_history_enabled,
+        "reportingCurrency": configuration.reporting_currency,
+        "requestsPerSecondPerKey": configuration.requests_per_second_per_key,
     }
 
 

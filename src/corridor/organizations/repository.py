@@ -6,7 +6,7 @@ from sqlalchemy import CTE, Integer, Select, func, literal, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
-from corridor.kit.db import lock_rows
+from corridor.kit.db import get_kept, lock_rows
 from corridor.models.organization import Organization
 
 # Levels below a root organization; bounds every walk of a tree.
@@ -24,7 +24,7 @@ async def only_organization_id(session: AsyncSession) -> str | None:
 
 
 async def organization_by_id(session: AsyncSession, organization_id: str) -> Organization | None:
-    return await session.get(Organization, organization_id)
+    return await get_kept(session, Organization, organization_id)
 
 
 async def lock_organization(session: AsyncSession, organization_id: str) -> Organization | None:

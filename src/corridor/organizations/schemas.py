@@ -4,8 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, StrictBool, StrictStr, model_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    model_serializer,
+    model_validator,
+)
 
+from corridor.auth.schemas import ApiKeyRead
 from corridor.kit.money import MoneyError, parse_minor_units
 from corridor.kit.schemas import (
     Amount,
@@ -14,12 +23,14 @@ from corridor.kit.schemas import (
     Omittable,
     RequestModel,
     ResponseModel,
+    ShownOnce,
     Timestamp,
 )
 from corridor.organizations import configuration as rules
 from corridor.organizations.configuration import Configuration, DeveloperFee, Threshold
 
 organization_name_chars_max = 200
+requests_per_second_per_key_max = 1_000_000
 
 OrganizationKind = Literal["STANDARD", "PLATFORM"]
 
@@ -42,6 +53,19 @@ OrganizationName = Annotated[
     Field(min_length=1, max_length=organization_name_chars_max, examples=["Acme Payments"]),
     AfterValidator(_not_blank),
 ]
+
+
+def _valid_reporting_currency(code: str) -> str:
+    problem = rules.reporting_currency_problem(code)
+    if problem is not None:
+        raise ValueError(problem)
+    return code
+
+
+ReportingCurrency = Annotated[
+    CurrencyCode, Field(examples=["USD"]), AfterValidator(_valid_reporting_currency)
+]
+
 AccountCurrencies = Annotated[
     list[CurrencyCode],
     Field(min_length=1, max_length=rules.account_currencies_max, examples=[["USD", "EUR", "USDC"]]),
@@ -69,6 +93,49 @@ class OrganizationCreate(RequestModel):
 
     name: OrganizationName
     kind: OrganizationKind = "STANDARD"
+    create_api_key: StrictBool = Field(
+        default=False,
+        description="Also make the child's first unrestricted API key; its secret is in this "
+        "answer only",
+    )
+
+
+class OrganizationCreated(OrganizationRead, ShownOnce):
+    """The new child organization, with its first key when `createApiKey` was true."""
+
+    secret_fields = ("api_key_secret",)
+    replay_note = (
+        "The key's secret is shown once, in the first answer to this request, and is never "
+        "stored. If it was lost, revoke the key (X-Corridor-Organization: <child id>, "
+        "DELETE /v1/api-keys/{id}) and create another."
+    )
+
+    api_key: ApiKeyRead | None = Field(
+        default=None, description='The child\'s first key, unrestricted (scopes ["*"])'
+    )
+    api_key_secret: str | None = Field(
+        default=None,
+        description="That key's whole secret, shown only in this answer: store it now",
+    )
+
+    def redacted(self) -> ShownOnce:
+        """Without a secret to leave out, a replay is the first answer byte for byte."""
+        return self if self.api_key_secret is None else super().redacted()
+
+    # Replaces ShownOnce's serializer (a model has one): the key's two fields appear only
+    # when a key was made, and `secretNote` stays last.
+    @model_serializer(mode="wrap")
+    def _note_last(self, handler):
+        data = handler(self)
+        note = None
+        for name in ("secret_note", "secretNote"):
+            note = data.pop(name, None) or note
+        if self.api_key is None:
+            for name in ("api_key", "apiKey", "api_key_secret", "apiKeySecret"):
+                data.pop(name, None)
+        if note is not None:
+            data["secretNote"] = note
+        return data
 
 
 class OrganizationUpdate(RequestModel):
@@ -117,6 +184,13 @@ class ConfigurationRead(ResponseModel):
     webhook_history_enabled: bool = Field(
         description="When false, webhook message history is not kept (`available` is false)"
     )
+    reporting_currency: str = Field(
+        description="The fiat currency treasury totals are converted to", examples=["USD"]
+    )
+    requests_per_second_per_key: int | None = Field(
+        description="Requests per second each API key (or console user) may make before 429 "
+        "`rate_limited`; null: the server's default (300). The server caps it (3000 by default)."
+    )
 
     @classmethod
     def of(cls, configuration: Configuration) -> ConfigurationRead:
@@ -133,6 +207,8 @@ class ConfigurationRead(ResponseModel):
                 else None
             ),
             webhook_history_enabled=configuration.webhook_history_enabled,
+            reporting_currency=configuration.reporting_currency,
+            requests_per_second_per_key=configuration.requests_per_second_per_key,
         )
 
 
@@ -147,6 +223,7 @@ class ConfigurationUpdate(RequestModel):
                     "transferAuthorizationThreshold": {"currency": "USD", "value": "1000000"},
                     "defaultDeveloperFee": {"fixed": "100", "percent": 0.005},
                     "webhookHistoryEnabled": True,
+                    "reportingCurrency": "USD",
                 }
             ]
         }
@@ -156,6 +233,10 @@ class ConfigurationUpdate(RequestModel):
     transfer_authorization_threshold: AmountIn | None = None
     default_developer_fee: DefaultDeveloperFeeIn | None = None
     webhook_history_enabled: StrictBool = Omittable
+    reporting_currency: ReportingCurrency = Omittable
+    requests_per_second_per_key: (
+        Annotated[StrictInt, Field(ge=1, le=requests_per_second_per_key_max)] | None
+    ) = None
 
     def changes(self) -> dict[str, Any]:
         """The sent fields as keyword arguments of `Configuration`."""

@@ -180,6 +180,9 @@ async def update_configuration(
         # The threshold decides which transfers need a second person: a restricted key
         # (one leaked service credential) must not be able to lift it.
         caller.require_unrestricted("change the transfer authorization threshold")
+    if updated.requests_per_second_per_key != current.requests_per_second_per_key:
+        # The rate limit guards against a runaway or stolen key: only an owner moves it.
+        caller.require_unrestricted("change the requests per second per key")
     # A new dict, not a mutation: the JSON column only notices reassignment.
     organization.configuration = rules.to_document(updated)
     organization.updated_at = now
@@ -195,10 +198,26 @@ async def update_configuration(
     return updated
 
 
+@dataclass(frozen=True, slots=True)
+class ChildCreated:
+    organization: Organization
+    # The child's first unrestricted key and its secret, when asked for.
+    key: ApiKey | None = None
+    secret: str | None = None
+
+
 async def create_child_organization(
-    session: AsyncSession, *, caller: Caller, name: str, kind: str, now: datetime
-) -> Organization:
-    """A new organization below the caller's, with the default configuration."""
+    session: AsyncSession,
+    *,
+    caller: Caller,
+    name: str,
+    kind: str,
+    create_api_key: bool = False,
+    key_environment: str,
+    now: datetime,
+) -> ChildCreated:
+    """A new organization below the caller's, with the default configuration, and its
+    first unrestricted key when asked (so the child can be used at once)."""
     caller.require_unrestricted("create organizations")
     parent_id = caller.organization_id
     if await repository.depth_of(session, parent_id) >= repository.organization_depth_max:
@@ -214,7 +233,18 @@ async def create_child_organization(
         tags=[child.id, parent_id],
         at=now,
     )
-    return child
+    if not create_api_key:
+        return ChildCreated(child)
+    key, secret = await auth_service.create_organization_key(
+        session,
+        organization_id=child.id,
+        name="First key",
+        scopes=frozenset({UNRESTRICTED}),
+        key_environment=key_environment,
+        created_by=caller.actor_id,
+        now=now,
+    )
+    return ChildCreated(child, key, secret)
 
 
 async def list_organizations_in_scope(

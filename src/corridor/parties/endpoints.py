@@ -87,6 +87,8 @@ async def list_counterparties(
         Query(alias="beneficiaryType", description="INDIVIDUAL or BUSINESS"),
     ] = None,
 ) -> ListResponse[CounterpartyRead]:
+    """The people and businesses the organization's customers pay, newest first; filter by
+    `customerId` or `beneficiaryType`."""
     result = await service.list_counterparties(
         context.session,
         caller=context.caller,
@@ -104,6 +106,7 @@ async def list_counterparties(
     summary="Get a counterparty",
 )
 async def get_counterparty(counterparty_id: str, context: Context) -> CounterpartyRead:
+    """One counterparty: its name, type, address and status."""
     counterparty = await service.read_counterparty(
         context.session,
         caller=context.caller,
@@ -184,6 +187,8 @@ async def list_external_accounts(
     counterparty_id: CounterpartyFilter = None,
     status: StatusFilter = None,
 ) -> ListResponse[ExternalAccountRead]:
+    """Bank accounts outside Corridor that transfers pay to or draw from, newest first; filter
+    by customer, counterparty or status. Account numbers show only their last four digits."""
     result = await service.list_external_accounts(
         context.session,
         caller=context.caller,
@@ -214,6 +219,7 @@ async def validate_bank_code(body: BankCodeValidation, context: Context) -> Bank
     summary="Get an external bank account",
 )
 async def get_external_account(external_account_id: str, context: Context) -> ExternalAccountRead:
+    """One external bank account, its number shown by its last four digits only."""
     account = await service.read_external_account(
         context.session,
         caller=context.caller,
@@ -292,6 +298,8 @@ async def list_external_wallets(
     status: StatusFilter = None,
     chain: Annotated[Chain | None, Query(description="Only this chain")] = None,
 ) -> ListResponse[ExternalWalletRead]:
+    """Blockchain addresses outside Corridor, newest first; filter by customer, counterparty,
+    status or chain."""
     result = await service.list_external_wallets(
         context.session,
         caller=context.caller,
@@ -311,6 +319,7 @@ async def list_external_wallets(
     summary="Get an external wallet",
 )
 async def get_external_wallet(external_wallet_id: str, context: Context) -> ExternalWalletRead:
+    """One external wallet: its chain, address and status."""
     wallet = await service.read_external_wallet(
         context.session,
         caller=context.caller,

@@ -12,6 +12,7 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
+from corridor.kit import fx
 from corridor.kit.clock import isoformat_z
 from corridor.kit.db import get_visible
 from corridor.kit.errors import ValidationFailed
@@ -20,7 +21,6 @@ from corridor.quotes import locks, repository
 from corridor.quotes.errors import QuoteExpired, QuoteUsed
 from corridor.quotes.rules import QuoteStatus, status_at
 from corridor.transfers.plugins import HoldForApproval
-from corridor.transfers.rules import fx
 
 
 async def get_quote(

@@ -8,10 +8,9 @@ from fractions import Fraction
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from corridor.kit.money import currency
+from corridor.kit import fx
+from corridor.kit.money import currency, peg_of
 from corridor.models.transfer import Quote, Transfer
-from corridor.transfers.rules import fx
-from corridor.transfers.rules.flows import peg_of
 
 
 def stored_rate(lock: fx.Lock, *, source_currency: str, destination_currency: str) -> str:

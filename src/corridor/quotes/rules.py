@@ -11,8 +11,9 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
+from corridor.kit import fx
 from corridor.kit.money import MINOR_UNITS_MAX
-from corridor.transfers.rules import fees, fx
+from corridor.transfers.rules import fees
 from corridor.transfers.rules.flows import LegType, PlannedLeg
 from corridor.transfers.rules.pricing import Pricing, PricingProblem, price
 

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.customers import service as customers
+from corridor.kit import fx
 from corridor.kit.errors import InvalidState, NotFound, ValidationFailed
 from corridor.kit.ids import new_id
 from corridor.models.transfer import Quote
@@ -26,7 +27,7 @@ from corridor.transfers.errors import TransferNotDraft, TransferStateRefused
 from corridor.transfers.lifecycle import TransferWithLegs
 from corridor.transfers.planning import plan as planning
 from corridor.transfers.plugins import TransferPlugins
-from corridor.transfers.rules import fees, fx
+from corridor.transfers.rules import fees
 from corridor.transfers.rules.pricing import Pricing, PricingProblem
 from corridor.transfers.rules.states import TransferStatus
 

@@ -15,6 +15,7 @@ from corridor.accounts import service as accounts
 from corridor.auth.callers import Caller, CallerKind
 from corridor.kit.clock import isoformat_z
 from corridor.kit.errors import CorridorError, Forbidden, ValidationFailed
+from corridor.models.customer import Customer
 from corridor.models.transfer import Transfer, TransferLeg
 from corridor.transfers import events, lifecycle
 from corridor.transfers.deposits import instructions, receiving
@@ -96,13 +97,16 @@ async def submit(
     legs: list[TransferLeg],
     plugins: TransferPlugins,
     now: datetime,
+    planned_with: Customer | None = None,
 ) -> TransferWithLegs | Parked:
     """DRAFT → IN_REVIEW, PENDING_AUTHORIZATION or PENDING (spec 3.1, API.md §6).
 
     The guards (agents' spend limits, quotes' locks) look first and may refuse or park
     it. The plan is made again, so a party closed since the draft was written is caught
-    here; a balance-funded transfer places its hold (409 insufficient_funds leaves the
-    DRAFT as it was); a deposit flow gets its deposit instructions.
+    here, unless the draft was planned in this very unit of work for `planned_with`, its
+    ACTIVE customer (create with `confirm: true`: nothing can have changed since). A
+    balance-funded transfer places its hold (409 insufficient_funds leaves the DRAFT as it
+    was); a deposit flow gets its deposit instructions.
     """
     if transfer.status != S.DRAFT:
         raise TransferNotDraft(transfer, "submitted")
@@ -114,18 +118,9 @@ async def submit(
         if held is not None:
             _park(session, transfer, legs, now=now)
             return Parked(TransferWithLegs(transfer, legs), held.refusal)
-    customer = await planning.active_customer(session, caller, transfer.customer_id)
-    counterparty_id = (
-        transfer.counterparty_id if transfer.destination_request.get("toAddress") else None
+    customer = planned_with or await _replanned_customer(
+        session, caller, transfer, legs, plugins, now
     )
-    lock = await plugins.rate_locks.lock_of(session, transfer=transfer)
-    fresh = await planning.replan(
-        session, caller, customer, transfer, counterparty_id, lock=lock, now=now
-    )
-    if _signature(fresh) != _signature(legs):
-        raise TransferStateRefused(
-            transfer, "its plan changed since it was written; read it again and resubmit"
-        )
     kind = _source_kind(transfer)
     if kind == SourceKind.BALANCE:
         await postings.place_hold(session, transfer=transfer, now=now)
@@ -151,6 +146,30 @@ async def submit(
         await guard.submitted(session, transfer=transfer, now=now)
     _schedule_next_step(transfer, now=now)
     return TransferWithLegs(transfer, legs)
+
+
+async def _replanned_customer(
+    session: AsyncSession,
+    caller: Caller,
+    transfer: Transfer,
+    legs: list[TransferLeg],
+    plugins: TransferPlugins,
+    now: datetime,
+) -> Customer:
+    """Plan the draft again from what it stores; it must come out as written."""
+    customer = await planning.active_customer(session, caller, transfer.customer_id)
+    counterparty_id = (
+        transfer.counterparty_id if transfer.destination_request.get("toAddress") else None
+    )
+    lock = await plugins.rate_locks.lock_of(session, transfer=transfer)
+    fresh = await planning.replan(
+        session, caller, customer, transfer, counterparty_id, lock=lock, now=now
+    )
+    if _signature(fresh) != _signature(legs):
+        raise TransferStateRefused(
+            transfer, "its plan changed since it was written; read it again and resubmit"
+        )
+    return customer
 
 
 async def submit_transfer(

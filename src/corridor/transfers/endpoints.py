@@ -9,6 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request, Response
 from pydantic import BaseModel
 
+from corridor.documents.schemas import DocumentRead
 from corridor.kit.clock import as_utc
 from corridor.kit.errors import ValidationFailed
 from corridor.kit.pagination import ListResponse, Page, PageRequest
@@ -27,7 +28,7 @@ from corridor.transfers.schemas.requests import (
     TransferUpdate,
     client_reference_chars_max,
 )
-from corridor.transfers.schemas.transfer import DocumentList, TransferRead
+from corridor.transfers.schemas.transfer import TransferRead
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
 from corridor.web.pagination import page_request
@@ -48,8 +49,9 @@ def read(found: TransferWithLegs) -> TransferRead:
     return TransferRead.of(found.transfer, found.legs)
 
 
-def transfer_plugins(request: Request) -> TransferPlugins:
-    """The agents, quotes and fixed-route plug-ins create_app wired (transfers/plugins.py)."""
+async def transfer_plugins(request: Request) -> TransferPlugins:
+    """The agents, quotes and fixed-route plug-ins create_app wired (transfers/plugins.py).
+    (async: FastAPI runs a plain `def` dependency in a thread, a hand-off per request.)"""
     return request.app.state.transfer_plugins
 
 
@@ -136,6 +138,16 @@ async def list_transfers(
     ] = None,
     created_after: Annotated[datetime | None, Query(alias="createdAfter")] = None,
     created_before: Annotated[datetime | None, Query(alias="createdBefore")] = None,
+    include_child_organizations: Annotated[
+        bool,
+        Query(
+            alias="includeChildOrganizations",
+            description="Also the transfers of every organization below the caller's (a "
+            "console session or an unrestricted key): an operator's queue, e.g. with "
+            "status=IN_REVIEW. Each transfer names its organizationId; act on one by sending "
+            "X-Corridor-Organization with that id.",
+        ),
+    ] = False,
 ) -> Response:
     """Newest first; a caller bound to a customer sees only that customer's transfers."""
     lower, upper = _created_bounds(created_after, created_before)
@@ -147,6 +159,7 @@ async def list_transfers(
         client_reference_id=client_reference_id,
         created_after=lower,
         created_before=upper,
+        include_child_organizations=include_child_organizations,
     )
     found = await service.list_transfers(
         context.session, caller=context.caller, filters=filters, page=page
@@ -164,6 +177,8 @@ async def get_transfer(
         str | None, Query(max_length=100, description="`counterparty` adds the counterparty")
     ] = None,
 ) -> Response:
+    """One transfer with its source, destination, amounts, fees, legs and status.
+    `expand=counterparty` adds the counterparty object."""
     view = await service.read_transfer(
         context.session,
         caller=context.caller,
@@ -263,16 +278,18 @@ async def fund_transfer(transfer_id: str, body: TransferFund, context: Context) 
 
 @router.get(
     "/transfers/{transfer_id}/documents",
-    response_model=DocumentList,
+    response_model=ListResponse[DocumentRead],
     tags=TAGS,
     summary="List a transfer's documents",
 )
-async def list_documents(transfer_id: str, context: Context) -> DocumentList:
-    """The supporting document ids set with `documentIds`."""
-    ids = await service.documents_of(
-        context.session, caller=context.caller, transfer_id=transfer_id
+async def list_documents(
+    transfer_id: str, context: Context, page: Pages
+) -> ListResponse[DocumentRead]:
+    """Documents attached with `documentIds` or uploaded for this transfer, newest first."""
+    found = await service.documents_of(
+        context.session, caller=context.caller, transfer_id=transfer_id, page=page
     )
-    return DocumentList(data=ids)
+    return ListResponse[DocumentRead].of(found, DocumentRead.of)
 
 
 @router.post(
@@ -324,6 +341,7 @@ async def authorize_transfer(
     summary="List a customer's transfers",
 )
 async def list_customer_transfers(customer_id: str, context: Context, page: Pages) -> Response:
+    """Transfers of one customer, newest first."""
     found = await service.list_customer_transfers(
         context.session, caller=context.caller, customer_id=customer_id, page=page
     )

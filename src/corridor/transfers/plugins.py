@@ -16,9 +16,9 @@ from typing import Protocol
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
+from corridor.kit import fx
 from corridor.kit.errors import CorridorError
 from corridor.models.transfer import Transfer, TransferLeg, VirtualAccount
-from corridor.transfers.rules import fx
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,11 +12,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.kit import db
+from corridor.kit.db import get_kept
 from corridor.ledger.rules import CUSTOMER_BALANCE
 from corridor.models.customer import Customer
 from corridor.models.ledger import LedgerAccount
 from corridor.models.organization import Organization
 from corridor.models.transfer import Deposit, FixedRoute, Transfer, TransferLeg, VirtualAccount
+from corridor.organizations.repository import organizations_in_scope
 
 # --- Transfers ----------------------------------------------------------------------------
 
@@ -49,10 +51,17 @@ class TransferFilters:
     created_after: datetime | None = None  # inclusive
     created_before: datetime | None = None  # exclusive
     account_id: str | None = None  # the source, destination or returned-to balance account
+    # The caller's organization and every organization below it (an operator's view).
+    include_child_organizations: bool = False
 
 
 def filtered_transfers(caller: Caller, filters: TransferFilters) -> Select[Transfer]:
-    statement = visible_transfers(caller)
+    if filters.include_child_organizations:
+        assert caller.customer_id is None and caller.account_ids is None
+        in_scope = organizations_in_scope(caller.organization_id).with_only_columns(Organization.id)
+        statement = select(Transfer).where(Transfer.organization_id.in_(in_scope))
+    else:
+        statement = visible_transfers(caller)
     equalities = (
         (Transfer.status, filters.status),
         (Transfer.agent_approval_status, filters.agent_approval_status),
@@ -161,7 +170,7 @@ async def customer(session: AsyncSession, caller: Caller, customer_id: str) -> C
 
 
 async def organization(session: AsyncSession, organization_id: str) -> Organization | None:
-    return await session.get(Organization, organization_id)
+    return await get_kept(session, Organization, organization_id)
 
 
 async def balance_account(session: AsyncSession, account_id: str) -> LedgerAccount | None:

@@ -16,9 +16,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from corridor.accounts import service as accounts
 from corridor.auth.callers import Caller
 from corridor.customers import service as customers
-from corridor.kit.errors import ValidationFailed
+from corridor.documents import service as documents
+from corridor.kit.errors import Forbidden, ValidationFailed
 from corridor.kit.ids import looks_like_id, new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
+from corridor.models.document import Document
 from corridor.models.transfer import Transfer
 from corridor.parties import service as parties
 from corridor.transfers import actions, events, lifecycle, repository
@@ -51,11 +53,25 @@ def _merged(stored: dict[str, Any], changes: Any) -> dict[str, Any]:
     return merged
 
 
-def _check_document_ids(document_ids: list[str] | None) -> list[str]:
+async def _attachable_documents(
+    session: AsyncSession,
+    caller: Caller,
+    *,
+    customer_id: str,
+    transfer_id: str,
+    document_ids: list[str] | None,
+) -> list[str]:
+    """`documentIds`: confirmed documents of the transfer's organization and customer."""
     for index, document_id in enumerate(document_ids or []):
         if not looks_like_id(document_id, "doc"):
             raise ValidationFailed(f"documentIds.{index}", "must be a document id (doc_…)")
-    return list(dict.fromkeys(document_ids or []))
+    return await documents.attachable(
+        session,
+        caller=caller,
+        customer_id=customer_id,
+        transfer_id=transfer_id,
+        document_ids=document_ids or [],
+    )
 
 
 async def create_transfer(
@@ -76,8 +92,16 @@ async def create_transfer(
         developer_fee_fixed=data.developer_fee_fixed,
         developer_fee_percent=data.developer_fee_percent,
     )
+    transfer_id = new_id("tfr")
+    document_ids = await _attachable_documents(
+        session,
+        caller,
+        customer_id=customer.id,
+        transfer_id=transfer_id,
+        document_ids=data.document_ids,
+    )
     transfer = Transfer(
-        id=new_id("tfr"),
+        id=transfer_id,
         organization_id=caller.organization_id,
         customer_id=customer.id,
         status=TransferStatus.DRAFT.value,
@@ -86,7 +110,7 @@ async def create_transfer(
         source_amount=data.amount.minor_units,
         source_currency=data.amount.currency,
         developer_fee_request=fee_request,
-        document_ids=_check_document_ids(data.document_ids),
+        document_ids=document_ids,
         funding_needed=False,
         metadata_={},
         created_by=caller.actor_id,
@@ -116,7 +140,13 @@ async def create_transfer(
     events.transfer_event(session, events.CREATED, transfer=transfer, legs=legs, now=now)
     if data.confirm:
         return await actions.submit(
-            session, caller=caller, transfer=transfer, legs=legs, plugins=plugins, now=now
+            session,
+            caller=caller,
+            transfer=transfer,
+            legs=legs,
+            plugins=plugins,
+            now=now,
+            planned_with=customer,
         )
     return lifecycle.TransferWithLegs(transfer, legs)
 
@@ -175,6 +205,14 @@ async def update_transfer(
     locks = plugins.rate_locks
     if "quote_id" in fields:
         await locks.hold(session, caller=caller, transfer=transfer, quote_id=data.quote_id, now=now)
+    if "document_ids" in fields:
+        transfer.document_ids = await _attachable_documents(
+            session,
+            caller,
+            customer_id=transfer.customer_id,
+            transfer_id=transfer.id,
+            document_ids=data.document_ids,
+        )
     _apply_changes(transfer, data)
     counterparty_id = (
         data.counterparty_id if "counterparty_id" in fields else _sent_counterparty(transfer)
@@ -207,8 +245,6 @@ def _apply_changes(transfer: Transfer, data: TransferUpdate) -> None:
     if data.amount is not None:
         transfer.source_amount = data.amount.minor_units
         transfer.source_currency = data.amount.currency
-    if "document_ids" in fields:
-        transfer.document_ids = _check_document_ids(data.document_ids)
     for name in _SIMPLE_FIELDS:
         if name in fields:
             setattr(transfer, name, getattr(data, name))
@@ -233,6 +269,10 @@ async def list_transfers(
 ) -> Page[lifecycle.TransferWithLegs]:
     caller.require_scope(READ_SCOPE)
     caller.require_customer_binding()
+    if filters.include_child_organizations:
+        caller.require_unrestricted("list transfers across child organizations")
+        if caller.customer_id is not None:
+            raise Forbidden("A caller bound to a customer sees only that customer's transfers")
     statement = repository.filtered_transfers(caller, filters)
     found = await fetch_page(session, statement, Transfer.id, page)
     legs = await repository.legs_of_many(session, [transfer.id for transfer in found.items])
@@ -259,7 +299,16 @@ async def list_account_transfers(
     )
 
 
-async def documents_of(session: AsyncSession, *, caller: Caller, transfer_id: str) -> list[str]:
+async def documents_of(
+    session: AsyncSession, *, caller: Caller, transfer_id: str, page: PageRequest
+) -> Page[Document]:
+    """Document resources uploaded for the transfer or attached with `documentIds`."""
     caller.require_scope(READ_SCOPE)
     transfer = await lifecycle.get_transfer(session, caller=caller, transfer_id=transfer_id)
-    return list(transfer.document_ids or [])
+    return await documents.documents_of_transfer(
+        session,
+        caller=caller,
+        transfer_id=transfer.id,
+        attached_ids=list(transfer.document_ids or []),
+        page=page,
+    )

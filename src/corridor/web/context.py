@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Annotated
 
 from fastapi import Depends, Request, Response
+from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -21,8 +22,14 @@ from corridor.config import Settings
 from corridor.kit.clock import Clock
 from corridor.kit.db import Database
 from corridor.kit.errors import CorridorError, ValidationFailed, render_error
+from corridor.kit.schemas import ShownOnce
 from corridor.web import idempotency
-from corridor.web.authentication import current_caller
+from corridor.web.authentication import (
+    api_key_scheme,
+    bearer_scheme,
+    caller_in,
+    current_caller,
+)
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 _READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -70,7 +77,13 @@ class RequestContext(PublicContext):
     async def respond(self, model: BaseModel, *, status: int = 200) -> Response:
         body = model.model_dump_json(by_alias=True)
         if self.claim is not None:
-            await idempotency.complete(self.session, self.claim, status=status, body=body)
+            # A secret is shown once and never stored: the kept answer goes without it.
+            kept = (
+                model.redacted().model_dump_json(by_alias=True)
+                if isinstance(model, ShownOnce)
+                else body
+            )
+            await idempotency.complete(self.session, self.claim, status=status, body=kept)
         await self.session.commit()
         self.responded = True
         return Response(body, status_code=status, media_type="application/json")
@@ -118,11 +131,25 @@ async def _claim_idempotency_key(request: Request, caller: Caller) -> idempotenc
 
 
 async def _request_context(
-    request: Request, caller: Annotated[Caller, Depends(current_caller)]
+    request: Request,
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)],
+    api_key: Annotated[str | None, Depends(api_key_scheme)],
 ) -> AsyncIterator[RequestContext]:
     state = request.app.state
-    claim = await _claim_idempotency_key(request, caller)
+    # On PostgreSQL the caller is read inside the request's own transaction: one BEGIN and
+    # one connection per request. Not when an Idempotency-Key must be claimed first (the
+    # claim commits before the work, so the caller is needed before the unit of work), and
+    # not on SQLite, whose write transactions take the database's lock at their first read.
+    inside = not state.database.is_sqlite and not (
+        request.method == "POST" and IDEMPOTENCY_HEADER in request.headers
+    )
+    caller: Caller | None = getattr(request.state, "caller", None)  # a route dependency's
+    if caller is None and not inside:
+        caller = await current_caller(request, bearer, api_key)
+    claim = None if caller is None else await _claim_idempotency_key(request, caller)
     async with state.database.session(write=request.method not in _READ_METHODS) as session:
+        if caller is None:
+            caller = await caller_in(session, request, bearer, api_key)
         context = RequestContext(
             session=session,
             clock=state.clock,

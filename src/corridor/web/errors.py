@@ -7,9 +7,21 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from corridor.kit.errors import CorridorError, InvalidJson, render_error
+from corridor.kit.errors import CorridorError, InvalidJson, ServiceUnavailable, render_error
+
+# PostgreSQL's answers when it cannot take another connection (too many clients, starting
+# up or shutting down): the request did nothing and may be retried.
+_REFUSED_SQLSTATES = frozenset({"53300", "57P03"})
+
+
+def _refused_connection(exc: DBAPIError) -> bool:
+    original = getattr(exc, "orig", None)
+    cause = getattr(original, "__cause__", None) or original
+    return getattr(cause, "sqlstate", None) in _REFUSED_SQLSTATES
 
 
 def error_response(error: CorridorError) -> Response:
@@ -70,6 +82,20 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def handle_validation_error(_: Request, exc: RequestValidationError) -> Response:
         return error_response(validation_error_from(exc))
+
+    @app.exception_handler(PoolTimeout)
+    async def handle_pool_timeout(_: Request, exc: PoolTimeout) -> Response:
+        return error_response(
+            ServiceUnavailable("Too many requests in flight; no database connection was free")
+        )
+
+    @app.exception_handler(DBAPIError)
+    async def handle_database_error(request: Request, exc: DBAPIError) -> Response:
+        if _refused_connection(exc):
+            return error_response(
+                ServiceUnavailable("The database refused a connection; retry shortly")
+            )
+        raise exc
 
     @app.exception_handler(StarletteHTTPException)
     async def handle_http_error(_: Request, exc: StarletteHTTPException) -> Response:

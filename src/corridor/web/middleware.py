@@ -11,7 +11,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from corridor.kit.errors import CorridorError, render_error
 from corridor.kit.ids import new_id
 from corridor.kit.logging import get_logger
-from corridor.kit.request_context import reset_request_id, set_request_id
+from corridor.kit.request_context import (
+    reset_request_id,
+    reset_sandbox,
+    set_request_id,
+    set_sandbox,
+)
 
 logger = get_logger("corridor.http")
 
@@ -46,9 +51,26 @@ def _has_nul_character(scope: Scope) -> bool:
 
 
 class RequestMiddleware:
-    def __init__(self, app: ASGIApp, *, body_bytes_max: int) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        body_bytes_max: int,
+        upload_path_prefix: str | None = None,
+        upload_bytes_max: int = 0,
+        sandbox: bool | None = None,
+    ) -> None:
         self.app = app
+        self.sandbox = sandbox
         self.body_bytes_max = body_bytes_max
+        # Signed document uploads (documents/endpoints.py) take files up to their own limit.
+        self.upload_path_prefix = upload_path_prefix
+        self.upload_bytes_max = upload_bytes_max
+
+    def _body_limit(self, scope: Scope) -> int:
+        if self.upload_path_prefix and scope["path"].startswith(self.upload_path_prefix):
+            return max(self.body_bytes_max, self.upload_bytes_max)
+        return self.body_bytes_max
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -56,6 +78,7 @@ class RequestMiddleware:
             return
         request_id = new_id("req")
         token = set_request_id(request_id)
+        sandbox_token = set_sandbox(self.sandbox)
         started = time.perf_counter()
         status: dict[str, Any] = {"code": None}
 
@@ -63,7 +86,14 @@ class RequestMiddleware:
             if message["type"] == "http.response.start":
                 status["code"] = message["status"]
                 message.setdefault("headers", [])
-                message["headers"] = [*message["headers"], (b"x-request-id", request_id.encode())]
+                extra = [(b"x-request-id", request_id.encode())]
+                window = scope.get("state", {}).get("rate_limit")
+                if window is not None and message["status"] != 429:
+                    extra += [
+                        (name.lower().encode(), value.encode())
+                        for name, value in window.headers().items()
+                    ]
+                message["headers"] = [*message["headers"], *extra]
             await send(message)
 
         try:
@@ -88,13 +118,14 @@ class RequestMiddleware:
                     ),
                 )
                 return
-            if self._declared_length(scope) > self.body_bytes_max:
+            body_limit = self._body_limit(scope)
+            if self._declared_length(scope) > body_limit:
                 await self._answer(
                     send_with_request_id,
                     CorridorError("Request body too large", status=413, code="payload_too_large"),
                 )
                 return
-            await self.app(scope, self._limited(receive), send_with_request_id)
+            await self.app(scope, self._limited(receive, body_limit), send_with_request_id)
         except Exception:
             logger.exception("unhandled_error", method=scope["method"], path=scope["path"])
             if status["code"] is None:
@@ -115,6 +146,7 @@ class RequestMiddleware:
                 duration_ms=round((time.perf_counter() - started) * 1000, 2),
             )
             reset_request_id(token)
+            reset_sandbox(sandbox_token)
 
     @staticmethod
     def _declared_length(scope: Scope) -> int:
@@ -126,7 +158,7 @@ class RequestMiddleware:
                     return 0
         return 0
 
-    def _limited(self, receive: Receive) -> Receive:
+    def _limited(self, receive: Receive, body_limit: int) -> Receive:
         received = 0
 
         async def limited_receive() -> Message:
@@ -134,7 +166,7 @@ class RequestMiddleware:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.body_bytes_max:
+                if received > body_limit:
                     raise BodyTooLarge()
             return message
 

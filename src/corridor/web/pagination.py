@@ -9,7 +9,7 @@ from fastapi import Depends, Query
 from corridor.kit.pagination import PageRequest, page_size_default, page_size_max
 
 
-def page_request(
+async def page_request(
     limit: Annotated[
         int, Query(ge=1, le=page_size_max, description="Items per page, 1 to 250")
     ] = page_size_default,

@@ -33,6 +33,7 @@ from corridor.webhooks.schemas import (
     ResendRequest,
     SecretRead,
     SecretRotate,
+    SecretRotated,
     event_type_chars_max,
     event_types_per_endpoint_max,
 )
@@ -83,6 +84,7 @@ async def create_endpoint(body: EndpointCreate, context: Context) -> Response:
     summary="List webhook endpoints",
 )
 async def list_endpoints(context: Context, page: Page) -> ListResponse[EndpointRead]:
+    """The organization's webhook endpoints, newest first, without their signing secrets."""
     found = await service.list_endpoints(context.session, caller=context.caller, page=page)
     return ListResponse[EndpointRead].of(found, EndpointRead.of)
 
@@ -94,6 +96,8 @@ async def list_endpoints(context: Context, page: Page) -> ListResponse[EndpointR
     summary="Get a webhook endpoint",
 )
 async def get_endpoint(endpoint_id: str, context: Context) -> EndpointRead:
+    """One endpoint: its URL, the event types it receives, and whether it is disabled (and
+    why)."""
     endpoint = await service.get_endpoint(
         context.session, caller=context.caller, endpoint_id=endpoint_id
     )
@@ -144,6 +148,8 @@ async def delete_endpoint(endpoint_id: str, context: Context) -> Response:
     summary="Get an endpoint's signing secret",
 )
 async def get_secret(endpoint_id: str, context: Context) -> SecretRead:
+    """The `whsec_…` secret that signs this endpoint's deliveries (Standard Webhooks). Keep it
+    on the receiving server only."""
     endpoint = await service.get_endpoint(
         context.session, caller=context.caller, endpoint_id=endpoint_id
     )
@@ -152,7 +158,7 @@ async def get_secret(endpoint_id: str, context: Context) -> SecretRead:
 
 @router.post(
     "/endpoints/{endpoint_id}/secret/rotate",
-    response_model=SecretRead,
+    response_model=SecretRotated,
     tags=ENDPOINTS,
     summary="Rotate an endpoint's signing secret",
 )
@@ -162,7 +168,9 @@ async def rotate_secret(
     body: Annotated[SecretRotate | None, Body()] = None,
 ) -> Response:
     """Answers the new secret. For 24 hours deliveries carry a signature with the previous
-    secret too, so receivers can switch without losing a message."""
+    secret too, so receivers can switch without losing a message. An idempotent replay
+    answers `key: null` (the secret is never kept in a stored answer): read it with
+    `GET …/secret`."""
     key = await service.rotate_secret(
         context.session,
         caller=context.caller,
@@ -170,7 +178,7 @@ async def rotate_secret(
         key=body.key if body is not None else None,
         now=context.now(),
     )
-    return await context.respond(SecretRead(key=key))
+    return await context.respond(SecretRotated(key=key))
 
 
 @router.post(
@@ -217,7 +225,7 @@ def _event_types(value: str | None) -> tuple[str, ...]:
     return types
 
 
-def message_filter(
+async def message_filter(
     endpoint_id: Annotated[
         str | None,
         Query(
@@ -268,17 +276,6 @@ def message_filter(
     )
 
 
-def _message_read(view: history.MessageView) -> MessageRead:
-    return MessageRead(
-        id=view.event.id,
-        event_type=view.event.type,
-        timestamp=view.event.created_at,
-        tags=list(view.event.tags),
-        status=view.status,
-        next_attempt=view.next_attempt,
-    )
-
-
 @router.get("/messages", response_model=MessageList, tags=MESSAGES, summary="List webhook messages")
 async def list_messages(
     context: Context, query: Annotated[MessageFilter, Depends(message_filter)]
@@ -290,7 +287,7 @@ async def list_messages(
     )
     return MessageList(
         available=found.available,
-        data=[_message_read(view) for view in found.items],
+        data=[MessageRead.of(view) for view in found.items],
         iterator=found.iterator,
         done=found.done,
     )
@@ -307,7 +304,7 @@ async def get_message(message_id: str, context: Context) -> MessageDetail:
     found = await history.get_message(context.session, caller=context.caller, message_id=message_id)
     event = found.view.event
     return MessageDetail(
-        **_message_read(found.view).model_dump(),
+        **MessageRead.of(found.view).model_dump(),
         payload=history.payload_of(event),
         deliveries=[
             DeliveryRead(

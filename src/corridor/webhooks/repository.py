@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import Select, and_, delete, exists, func, literal, select, type_coerce, update
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.attributes import flag_modified, set_committed_value
 
 from corridor.kit import db
 from corridor.models.event import Event
@@ -34,6 +34,18 @@ def endpoints_of(organization_id: str) -> Select[WebhookEndpoint]:
     return select(WebhookEndpoint).where(
         WebhookEndpoint.organization_id == organization_id, WebhookEndpoint.deleted_at.is_(None)
     )
+
+
+async def reencrypt_secrets(session: AsyncSession) -> int:
+    """Write every endpoint's signing secrets again, so they are encrypted under the
+    current server key (after a key rotation); deleted endpoints too. How many rows."""
+    statement = select(WebhookEndpoint).order_by(WebhookEndpoint.id)
+    endpoints = list((await session.execute(db.for_update(session, statement))).scalars())
+    for endpoint in endpoints:
+        flag_modified(endpoint, "secret")
+        flag_modified(endpoint, "previous_secrets")
+    await session.flush()
+    return len(endpoints)
 
 
 async def lock_organization(session: AsyncSession, organization_id: str) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, StrictBool, StrictStr
 
-from corridor.kit.schemas import Omittable, RequestModel, ResponseModel, Timestamp
+from corridor.kit.schemas import Omittable, RequestModel, ResponseModel, ShownOnce, Timestamp
 from corridor.models.webhook import WebhookAttempt, WebhookEndpoint
 from corridor.webhooks.rules import AttemptStatus, DeliveryStatus, DisabledReason, Trigger
 from corridor.webhooks.urls import url_chars_max
@@ -125,6 +125,21 @@ class SecretRead(ResponseModel):
     key: str = Field(examples=[SECRET_EXAMPLE])
 
 
+class SecretRotated(ShownOnce):
+    secret_fields = ("key",)
+    replay_note = (
+        "The new secret is shown in the first answer to this request and is never kept in an "
+        "idempotent answer, so this replay cannot show it; read it with "
+        "GET /v1/webhooks/endpoints/{id}/secret."
+    )
+
+    key: str | None = Field(
+        examples=[SECRET_EXAMPLE],
+        description="The new signing secret. null in an idempotent replay of this request "
+        "(`secretNote` says where to read it).",
+    )
+
+
 class SecretRotate(RequestModel):
     model_config = {"json_schema_extra": {"examples": [{}, {"key": SECRET_EXAMPLE}]}}
 
@@ -175,6 +190,18 @@ class MessageRead(ResponseModel):
     tags: list[str] = Field(examples=[["tfr_01jd3x0p6x9e3k2v1m8q4r7s5t"]])
     status: DeliveryStatus
     next_attempt: Timestamp | None
+
+    @classmethod
+    def of(cls, view: Any) -> MessageRead:
+        """A message (its event) with its status overall or at one endpoint."""
+        return cls(
+            id=view.event.id,
+            event_type=view.event.type,
+            timestamp=view.event.created_at,
+            tags=list(view.event.tags),
+            status=view.status,
+            next_attempt=view.next_attempt,
+        )
 
 
 class MessageList(ResponseModel):

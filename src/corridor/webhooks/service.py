@@ -215,9 +215,12 @@ async def replay_failed(
     since: datetime,
     until: datetime | None,
     now: datetime,
+    deliveries_max: int = replay_deliveries_max,
 ) -> Replay:
     """Queue the endpoint's FAIL and CANCELED deliveries of messages created in [since, until)
-    for a new round of attempts; the workers send them in the background."""
+    for a new round of attempts, at most `deliveries_max` of them (`complete` says whether
+    that was all); the workers send them in the background."""
+    deliveries_max = max(1, min(deliveries_max, replay_deliveries_max))
     organization_id = organization_of(caller)
     since = utc(since, field="since")
     until = min(utc(until, field="until"), now) if until is not None else now
@@ -227,13 +230,33 @@ async def replay_failed(
     if endpoint.disabled:
         raise EndpointDisabled("replay to it")
     ids = await repository.replayable_delivery_ids(
-        session, endpoint.id, since=since, until=until, limit=replay_deliveries_max + 1
+        session, endpoint.id, since=since, until=until, limit=deliveries_max + 1
     )
-    queued = await repository.requeue_deliveries(session, ids[:replay_deliveries_max], now)
+    queued = await repository.requeue_deliveries(session, ids[:deliveries_max], now)
     return Replay(
         endpoint_id=endpoint.id,
         since=since,
         until=until,
         queued=queued,
-        complete=len(ids) <= replay_deliveries_max,
+        complete=len(ids) <= deliveries_max,
     )
+
+
+async def count_replayable(
+    session: AsyncSession,
+    *,
+    caller: Caller,
+    endpoint_id: str,
+    since: datetime,
+    until: datetime | None,
+    now: datetime,
+) -> int:
+    """How many deliveries `replay_failed` would queue (at most `replay_deliveries_max`)."""
+    organization_id = organization_of(caller)
+    since = utc(since, field="since")
+    until = min(utc(until, field="until"), now) if until is not None else now
+    endpoint = await endpoint_of(session, organization_id, endpoint_id, locked=False)
+    ids = await repository.replayable_delivery_ids(
+        session, endpoint.id, since=since, until=until, limit=replay_deliveries_max
+    )
+    return len(ids)

@@ -1,8 +1,12 @@
 """Endpoint URLs: what may be a webhook destination, and the SSRF guard (API.md section 7).
 
 Production takes https only, and refuses every address that is not public: private,
-loopback, link-local (cloud metadata), shared/CGNAT, unique-local, multicast, reserved, and
-IPv6 forms that embed one of those (IPv4-mapped, NAT64, 6to4, Teredo). The sandbox also
+loopback, link-local (cloud metadata), shared/CGNAT, unique-local, multicast, reserved,
+unspecified, and IPv6 forms that embed one of those (IPv4-mapped, NAT64, 6to4, Teredo).
+A host is read the way resolvers read it: one whose last label is a number is an IPv4
+address in any of inet_aton's forms (`2130706433`, `0x7f000001`, `017700000001`,
+`0177.0.0.1`, `127.1`, `0`), judged as that address, and refused when it is not a valid
+one. The sandbox also
 takes http and loopback so a receiver on the developer's machine works. The check runs
 when an endpoint is saved and again at every attempt, after DNS resolution, and the
 request then goes to the address that was checked (no second lookup to rebind).
@@ -94,21 +98,64 @@ def parse(url: str, *, sandbox: bool) -> Target:
 
 
 def _normalised_host(host: str) -> str:
+    """The host as a resolver sees it: an IPv6 literal, an IPv4 address in dotted-quad form
+    (whatever form it was written in), or an IDNA-encoded lower-case name."""
     if not host:
         raise UrlRefused("must name a host")
     host = host.rstrip(".").lower()
-    if _literal_address(host) is not None:
+    if _literal_address(host) is not None and ":" in host:
         return host
     try:
         encoded = host.encode("idna").decode("ascii")
     except UnicodeError:
         raise UrlRefused("has a host name that is not valid") from None
     labels = encoded.split(".")
+    if _ends_in_a_number(labels):
+        return str(_ipv4_of_numeric_host(labels))
     if not all(0 < len(label) <= 63 for label in labels) or len(encoded) > 253:
         raise UrlRefused("has a host name that is not valid")
     if not all(all(c.isalnum() or c in "-_" for c in label) for label in labels):
         raise UrlRefused("has a host name that is not valid")
     return encoded
+
+
+def _ends_in_a_number(labels: list[str]) -> bool:
+    """Whether resolvers read this host as an IPv4 address (WHATWG URL "ends in a number"):
+    its last label is a decimal, 0x-hex or 0-octal number. `2130706433`, `127.1`,
+    `0x7f000001`, `0177.0.0.1` and `0` all are; `1e100.net` is a name."""
+    last = labels[-1]
+    return bool(last) and (last.isdigit() or _ipv4_number(last) is not None)
+
+
+def _ipv4_number(label: str) -> int | None:
+    """A label as inet_aton reads it: 0x… hexadecimal, 0… octal, else decimal."""
+    if label[:2] in ("0x", "0X"):
+        digits, base = label[2:], 16
+        if not digits:
+            return 0
+    elif len(label) > 1 and label.startswith("0"):
+        digits, base = label[1:], 8
+    else:
+        digits, base = label, 10
+    if not digits or not all(c in "0123456789abcdef"[:base] for c in digits.lower()):
+        return None
+    return int(digits, base)
+
+
+def _ipv4_of_numeric_host(labels: list[str]) -> ipaddress.IPv4Address:
+    """The address of a host written in any of inet_aton's forms: one to four numbers, the
+    last one filling the remaining bytes (`127.1` is 127.0.0.1, `2130706433` too)."""
+    numbers = [_ipv4_number(label) for label in labels] if len(labels) <= 4 else [None]
+    if any(number is None for number in numbers):
+        raise UrlRefused("has a host that looks like an IPv4 address but is not a valid one")
+    values = [number for number in numbers if number is not None]
+    *leading, last = values
+    if any(value > 255 for value in leading) or last >= 256 ** (5 - len(values)):
+        raise UrlRefused("has a host that looks like an IPv4 address but is not a valid one")
+    packed = last
+    for position, value in enumerate(leading):
+        packed += value << (8 * (3 - position))
+    return ipaddress.IPv4Address(packed)
 
 
 def _literal_address(host: str) -> IPAddress | None:
@@ -161,7 +208,8 @@ def _refuse_address(address: IPAddress, *, sandbox: bool, host: str | None = Non
     problem = address_problem(address, sandbox=sandbox)
     if problem is not None:
         named = f"{host} resolves to {address}" if host else f"{address}"
-        raise UrlRefused(f"must not point at a {problem} address ({named})")
+        article = "an" if problem[0] in "aeiou" else "a"
+        raise UrlRefused(f"must not point at {article} {problem} address ({named})")
 
 
 async def resolve(host: str, port: int) -> list[IPAddress]:

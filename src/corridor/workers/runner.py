@@ -11,6 +11,9 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from corridor.assistant import execution
+from corridor.assistant import retention as assistant_retention
+from corridor.assistant.execution import AssistantEnvironment
 from corridor.kit.clock import Clock
 from corridor.kit.db import Database
 from corridor.kit.logging import get_logger
@@ -59,6 +62,27 @@ async def run_task_forever(
             pass
 
 
-async def run_workers(database: Database, clock: Clock, stop: asyncio.Event) -> None:
-    logger.info("workers_started", tasks=[task.name for task in TASKS])
-    await asyncio.gather(*(run_task_forever(task, database, clock, stop) for task in TASKS))
+def assistant_tasks(environment: AssistantEnvironment) -> list[PeriodicTask]:
+    """The assistant's runs (they need the tools' environment and the model) and retention."""
+
+    async def assistant_runs(_database: Database, _clock: Clock) -> int:
+        return await execution.process_runs(environment)
+
+    return [
+        PeriodicTask("assistant_runs", assistant_runs, interval_s=0.2),
+        PeriodicTask(
+            "assistant_retention", assistant_retention.purge_expired_threads, interval_s=600
+        ),
+    ]
+
+
+async def run_workers(
+    database: Database,
+    clock: Clock,
+    stop: asyncio.Event,
+    *,
+    assistant: AssistantEnvironment | None = None,
+) -> None:
+    tasks = [*TASKS, *(assistant_tasks(assistant) if assistant is not None else [])]
+    logger.info("workers_started", tasks=[task.name for task in tasks])
+    await asyncio.gather(*(run_task_forever(task, database, clock, stop) for task in tasks))

@@ -79,6 +79,10 @@ class AgentKeyCreate(CorridorModel):
 
 
 class AgentKeyCreated(CorridorModel):
+    secret_note: Annotated[str | None, Field(alias="secretNote", title="Secretnote")] = None
+    """
+    Only in an idempotent replay (`Idempotent-Replayed: true`): the secret fields are null because a secret is shown once and never stored; this says what to do.
+    """
     id: Annotated[str, Field(examples=["key_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
     agent_id: Annotated[
         str,
@@ -100,9 +104,9 @@ class AgentKeyCreated(CorridorModel):
     created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
     revoked_at: Annotated[str | None, Field(alias="revokedAt", title="Revokedat")] = None
     last_used_at: Annotated[str | None, Field(alias="lastUsedAt", title="Lastusedat")] = None
-    secret: Annotated[str, Field(title="Secret")]
+    secret: Annotated[str | None, Field(title="Secret")]
     """
-    The whole secret. Shown only in this response: store it now.
+    The whole secret. Shown only in this response: store it now. null in an idempotent replay of this request (`secretNote` says why): the secret is never stored.
     """
 
 
@@ -183,6 +187,10 @@ class ApiKeyCreate(CorridorModel):
 
 
 class ApiKeyCreated(CorridorModel):
+    secret_note: Annotated[str | None, Field(alias="secretNote", title="Secretnote")] = None
+    """
+    Only in an idempotent replay (`Idempotent-Replayed: true`): the secret fields are null because a secret is shown once and never stored; this says what to do.
+    """
     id: Annotated[str, Field(examples=["key_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
     name: Annotated[str, Field(title="Name")]
     scopes: Annotated[list[str], Field(title="Scopes")]
@@ -192,9 +200,9 @@ class ApiKeyCreated(CorridorModel):
     """
     created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
     revoked_at: Annotated[str | None, Field(alias="revokedAt", title="Revokedat")] = None
-    secret: Annotated[str, Field(title="Secret")]
+    secret: Annotated[str | None, Field(title="Secret")]
     """
-    The whole secret. Shown only in this response: store it now.
+    The whole secret. Shown only in this response: store it now. null in an idempotent replay of this request (`secretNote` says why): the secret is never stored.
     """
 
 
@@ -213,6 +221,47 @@ class ApiKeyRead(CorridorModel):
 class ApprovalDecision(StrEnum):
     approve = "APPROVE"
     decline = "DECLINE"
+
+
+class AssistantMessageCreate(CorridorModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    text: Annotated[
+        str,
+        Field(
+            examples=["What is the balance of acc_01jd3x0p6x9e3k2v1m8q4r7s5t?"],
+            max_length=8000,
+            min_length=1,
+            title="Text",
+        ),
+    ]
+
+
+class AssistantRunRead(CorridorModel):
+    """
+    Spec 2.12. `provider` says which model answered: `sandbox` is the built-in one.
+    """
+
+    id: Annotated[str, Field(examples=["run_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    thread_id: Annotated[str, Field(alias="threadId", title="Threadid")]
+    user_id: Annotated[str, Field(alias="userId", title="Userid")]
+    organization_id: Annotated[str, Field(alias="organizationId", title="Organizationid")]
+    app: Annotated[str, Field(title="App")]
+    status: Annotated[str, Field(examples=["awaiting_confirmation"], title="Status")]
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+    updated_at: Annotated[str, Field(alias="updatedAt", title="Updatedat")]
+    model: Annotated[str | None, Field(title="Model")]
+    provider: Annotated[str | None, Field(examples=["sandbox"], title="Provider")]
+    cost_usd: Annotated[str | None, Field(alias="costUsd", examples=["0.0042"], title="Costusd")]
+    cancel_requested_at: Annotated[
+        str | None, Field(alias="cancelRequestedAt", title="Cancelrequestedat")
+    ]
+    started_at: Annotated[str | None, Field(alias="startedAt", title="Startedat")]
+    ended_at: Annotated[str | None, Field(alias="endedAt", title="Endedat")]
+    error: Annotated[str | None, Field(title="Error")]
+    tokens_in: Annotated[int | None, Field(alias="tokensIn", title="Tokensin")]
+    tokens_out: Annotated[int | None, Field(alias="tokensOut", title="Tokensout")]
 
 
 class AttemptStatus(StrEnum):
@@ -448,6 +497,13 @@ class Chain(StrEnum):
     tron = "TRON"
 
 
+class Confirmation(CorridorModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    approved: Annotated[bool, Field(examples=[True], title="Approved")]
+
+
 class ConsoleSessionCreate(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -492,6 +548,42 @@ class CounterpartyUpdate(CorridorModel):
     beneficiary_type: Annotated[BeneficiaryType | None, Field(alias="beneficiaryType")] = None
     address: AddressIn | None = None
     email: Annotated[str | None, Field(max_length=320, min_length=3, title="Email")] = None
+
+
+class CurrencyBalanceRead(CorridorModel):
+    """
+    One currency across the customer's balance accounts.
+    """
+
+    currency: Annotated[str, Field(examples=["EUR"], title="Currency")]
+    available: Amount
+    """
+    May be spent now
+    """
+    held: Amount
+    """
+    Reserved by transfers in flight (already left out of `available`)
+    """
+    pending: Amount
+    """
+    Incoming, not yet available
+    """
+    total: Amount
+    """
+    available + pending, as an account's balance
+    """
+    accounts: Annotated[int, Field(title="Accounts")]
+    """
+    How many balance accounts hold this currency
+    """
+    rate: Annotated[str | None, Field(examples=["1.08"], title="Rate")]
+    """
+    Reporting-currency units per unit of this currency (reference rate, no spread); null when no rate is published
+    """
+    available_in_reporting_currency: Annotated[
+        Amount | None, Field(alias="availableInReportingCurrency")
+    ]
+    total_in_reporting_currency: Annotated[Amount | None, Field(alias="totalInReportingCurrency")]
 
 
 class CustomerStatus(StrEnum):
@@ -744,12 +836,25 @@ class DisabledReason(StrEnum):
     failing = "FAILING"
 
 
-class DocumentList(CorridorModel):
-    """
-    The transfer's supporting document ids (document resources are a later issue).
-    """
+class DocumentPurpose(StrEnum):
+    proof_of_address = "proof_of_address"
+    id_front = "id_front"
+    id_back = "id_back"
+    selfie = "selfie"
+    passport = "passport"
+    business_registration = "business_registration"
+    bank_statement = "bank_statement"
+    invoice = "invoice"
+    contract = "contract"
+    source_of_funds = "source_of_funds"
+    other = "other"
 
-    data: Annotated[list[str], Field(examples=[["doc_01jd3x0p6x9e3k2v1m8q4r7s5t"]], title="Data")]
+
+class DocumentStatus(StrEnum):
+    pending_upload = "PENDING_UPLOAD"
+    uploaded = "UPLOADED"
+    archived = "ARCHIVED"
+    rejected = "REJECTED"
 
 
 class EventType(RootModel[str]):
@@ -1223,6 +1328,49 @@ class MessageRead(CorridorModel):
     next_attempt: Annotated[str | None, Field(alias="nextAttempt", title="Nextattempt")]
 
 
+class NonBalanceItemRead(CorridorModel):
+    """
+    A deposit to one of the account's virtual accounts that went on without touching the
+    balance (a fixed route, or a deposit-funded transfer paid out elsewhere).
+    """
+
+    transfer_id: Annotated[str, Field(alias="transferId", title="Transferid")]
+    deposit_id: Annotated[str, Field(alias="depositId", title="Depositid")]
+    received_at: Annotated[str, Field(alias="receivedAt", title="Receivedat")]
+    virtual_account_id: Annotated[str, Field(alias="virtualAccountId", title="Virtualaccountid")]
+    virtual_account_type: Annotated[
+        str,
+        Field(
+            alias="virtualAccountType",
+            examples=["VIRTUAL_BANK"],
+            title="Virtualaccounttype",
+        ),
+    ]
+    fixed_route_id: Annotated[str | None, Field(alias="fixedRouteId", title="Fixedrouteid")]
+    amount_received: Annotated[Amount, Field(alias="amountReceived")]
+    destination_amount: Annotated[Amount, Field(alias="destinationAmount")]
+    flow: Annotated[str, Field(examples=["FIAT_TO_CRYPTO"], title="Flow")]
+    status: Annotated[str, Field(examples=["COMPLETED"], title="Status")]
+
+
+class NonBalanceStatementRead(CorridorModel):
+    account_id: Annotated[str, Field(alias="accountId", title="Accountid")]
+    currency: Annotated[str, Field(title="Currency")]
+    period: Annotated[str, Field(title="Period")]
+    period_start: Annotated[str, Field(alias="periodStart", title="Periodstart")]
+    period_end: Annotated[str, Field(alias="periodEnd", title="Periodend")]
+    complete: Annotated[bool, Field(title="Complete")]
+    transfers: Annotated[list[NonBalanceItemRead], Field(title="Transfers")]
+    """
+    Oldest first
+    """
+    generated_at: Annotated[str, Field(alias="generatedAt", title="Generatedat")]
+
+
+class Ok(CorridorModel):
+    ok: Annotated[bool | None, Field(title="Ok")] = True
+
+
 class Kind(StrEnum):
     standard = "STANDARD"
     platform = "PLATFORM"
@@ -1241,6 +1389,12 @@ class OrganizationCreate(CorridorModel):
         Field(examples=["Acme Payments"], max_length=200, min_length=1, title="Name"),
     ]
     kind: Annotated[Kind | None, Field(title="Kind")] = Kind.standard
+    create_api_key: Annotated[bool | None, Field(alias="createApiKey", title="Createapikey")] = (
+        False
+    )
+    """
+    Also make the child's first unrestricted API key; its secret is in this answer only
+    """
 
 
 class Kind1(StrEnum):
@@ -1250,6 +1404,37 @@ class Kind1(StrEnum):
 
     standard = "STANDARD"
     platform = "PLATFORM"
+
+
+class OrganizationCreated(CorridorModel):
+    """
+    The new child organization, with its first key when `createApiKey` was true.
+    """
+
+    secret_note: Annotated[str | None, Field(alias="secretNote", title="Secretnote")] = None
+    """
+    Only in an idempotent replay (`Idempotent-Replayed: true`): the secret fields are null because a secret is shown once and never stored; this says what to do.
+    """
+    id: Annotated[str, Field(examples=["org_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    name: Annotated[str, Field(title="Name")]
+    kind: Annotated[Kind1, Field(title="Kind")]
+    """
+    PLATFORM: its API sessions must be bound to a customer (spec 5.7)
+    """
+    parent_id: Annotated[str | None, Field(alias="parentId", title="Parentid")]
+    """
+    The organization that created this one
+    """
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+    updated_at: Annotated[str, Field(alias="updatedAt", title="Updatedat")]
+    api_key: Annotated[ApiKeyRead | None, Field(alias="apiKey")] = None
+    """
+    The child's first key, unrestricted (scopes ["*"])
+    """
+    api_key_secret: Annotated[str | None, Field(alias="apiKeySecret", title="Apikeysecret")] = None
+    """
+    That key's whole secret, shown only in this answer: store it now
+    """
 
 
 class OrganizationRead(CorridorModel):
@@ -1293,6 +1478,26 @@ class Originator(CorridorModel):
 class OverLimitAction(StrEnum):
     reject = "REJECT"
     request_approval = "REQUEST_APPROVAL"
+
+
+class PartRead(CorridorModel):
+    """
+    A message part: `text`, a `tool_call` (with `argsSummary`, `status` and a `preview`
+    while it awaits confirmation) or a `tool_result`.
+    """
+
+    type: Annotated[str, Field(examples=["tool_call"], title="Type")]
+    text: Annotated[str | None, Field(title="Text")] = None
+    tool_call_id: Annotated[str | None, Field(alias="toolCallId", title="Toolcallid")] = None
+    tool: Annotated[str | None, Field(title="Tool")] = None
+    args_summary: Annotated[str | None, Field(alias="argsSummary", title="Argssummary")] = None
+    status: Annotated[str | None, Field(title="Status")] = None
+    preview: Annotated[str | None, Field(title="Preview")] = None
+
+
+class PartyRead(CorridorModel):
+    id: Annotated[str, Field(title="Id")]
+    name: Annotated[str, Field(title="Name")]
 
 
 class PartyStatus(StrEnum):
@@ -1344,6 +1549,19 @@ class PaymentReason(StrEnum):
     winnings_and_prizes = "WINNINGS_AND_PRIZES"
 
 
+class PinnedContextRead(CorridorModel):
+    type: Annotated[str, Field(title="Type")]
+    id: Annotated[str, Field(title="Id")]
+    label: Annotated[str | None, Field(title="Label")] = None
+
+
+class PinnedType(StrEnum):
+    customer = "customer"
+    transfer = "transfer"
+    agent = "agent"
+    account = "account"
+
+
 class QuoteFeeRead(CorridorModel):
     amount: Amount
     fixed: Annotated[str, Field(examples=["0"], title="Fixed")]
@@ -1369,6 +1587,22 @@ class RailName(StrEnum):
     polygon = "POLYGON"
     solana = "SOLANA"
     tron = "TRON"
+
+
+class ReadMarker(CorridorModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    last_read_message_id: Annotated[
+        str,
+        Field(
+            alias="lastReadMessageId",
+            examples=["amsg_01jd3x0p6x9e3k2v1m8q4r7s5t"],
+            max_length=64,
+            min_length=1,
+            title="Lastreadmessageid",
+        ),
+    ]
 
 
 class RefundRead(CorridorModel):
@@ -1671,6 +1905,20 @@ class SecretRotate(CorridorModel):
     """
 
 
+class SecretRotated(CorridorModel):
+    secret_note: Annotated[str | None, Field(alias="secretNote", title="Secretnote")] = None
+    """
+    Only in an idempotent replay (`Idempotent-Replayed: true`): the secret fields are null because a secret is shown once and never stored; this says what to do.
+    """
+    key: Annotated[
+        str | None,
+        Field(examples=["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw4bS1LkV6sTI="], title="Key"),
+    ]
+    """
+    The new signing secret. null in an idempotent replay of this request (`secretNote` says where to read it).
+    """
+
+
 class SourceIn(CorridorModel):
     """
     A balance account (`accountId`), an external bank account to pull from
@@ -1776,6 +2024,73 @@ class SpendWindowRead(CorridorModel):
     resets_at: Annotated[str, Field(alias="resetsAt", title="Resetsat")]
 
 
+class StatementFormat(StrEnum):
+    json = "json"
+    csv = "csv"
+    pdf = "pdf"
+
+
+class StatementLineRead(CorridorModel):
+    """
+    A balance transaction of the month, with the balance after it.
+    """
+
+    id: Annotated[str, Field(examples=["pst_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+    direction: Annotated[Direction, Field(title="Direction")]
+    amount: Amount
+    """
+    Always positive; see `direction`
+    """
+    balance_after: Annotated[Amount, Field(alias="balanceAfter")]
+    """
+    The running balance once this line applied
+    """
+    type: Annotated[str, Field(examples=["SANDBOX_FUNDING"], title="Type")]
+    transfer_id: Annotated[str | None, Field(alias="transferId", title="Transferid")]
+    description: Annotated[str, Field(title="Description")]
+
+
+class StatementRead(CorridorModel):
+    """
+    The account's month: opening balance + total in − total out = closing balance.
+    """
+
+    account_id: Annotated[
+        str,
+        Field(
+            alias="accountId",
+            examples=["acc_01jd3x0p6x9e3k2v1m8q4r7s5t"],
+            title="Accountid",
+        ),
+    ]
+    currency: Annotated[str, Field(examples=["USD"], title="Currency")]
+    period: Annotated[str, Field(examples=["2026-11"], title="Period")]
+    """
+    YYYY-MM (UTC)
+    """
+    period_start: Annotated[str, Field(alias="periodStart", title="Periodstart")]
+    period_end: Annotated[str, Field(alias="periodEnd", title="Periodend")]
+    """
+    Exclusive; the time of the request while open
+    """
+    complete: Annotated[bool, Field(title="Complete")]
+    """
+    False while the month is still running
+    """
+    organization: PartyRead
+    customer: PartyRead
+    opening_balance: Annotated[Amount, Field(alias="openingBalance")]
+    total_in: Annotated[Amount, Field(alias="totalIn")]
+    total_out: Annotated[Amount, Field(alias="totalOut")]
+    closing_balance: Annotated[Amount, Field(alias="closingBalance")]
+    transactions: Annotated[list[StatementLineRead], Field(title="Transactions")]
+    """
+    Oldest first
+    """
+    generated_at: Annotated[str, Field(alias="generatedAt", title="Generatedat")]
+
+
 class TermsOfServiceCreate(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -1794,6 +2109,11 @@ class TermsOfServiceRead(CorridorModel):
     redirect_url: Annotated[str | None, Field(alias="redirectUrl", title="Redirecturl")] = None
     created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
     accepted_at: Annotated[str | None, Field(alias="acceptedAt", title="Acceptedat")] = None
+
+
+class ThreadStatus(StrEnum):
+    active = "active"
+    archived = "archived"
 
 
 class TransferCancel(CorridorModel):
@@ -1941,9 +2261,179 @@ class TransliteratedAddress(CorridorModel):
     state: Annotated[str | None, Field(title="State")] = None
 
 
+class TreasuryBalancesRead(CorridorModel):
+    customer_id: Annotated[str, Field(alias="customerId", title="Customerid")]
+    reporting_currency: Annotated[
+        str,
+        Field(alias="reportingCurrency", examples=["USD"], title="Reportingcurrency"),
+    ]
+    """
+    The organization's `reportingCurrency`
+    """
+    balances: Annotated[list[CurrencyBalanceRead], Field(title="Balances")]
+    available: Amount
+    """
+    Every priced currency's available, converted
+    """
+    total: Amount
+    """
+    Every priced currency's total, converted
+    """
+    unpriced_currencies: Annotated[
+        list[str], Field(alias="unpricedCurrencies", title="Unpricedcurrencies")
+    ]
+    """
+    Currencies with no published rate, left out of the converted totals
+    """
+    rate_provider: Annotated[
+        str,
+        Field(
+            alias="rateProvider",
+            examples=["CORRIDOR_SANDBOX_REFERENCE"],
+            title="Rateprovider",
+        ),
+    ]
+    rates_as_of: Annotated[str, Field(alias="ratesAsOf", title="Ratesasof")]
+    as_of: Annotated[str, Field(alias="asOf", title="Asof")]
+
+
 class Trigger(StrEnum):
     scheduled = "SCHEDULED"
     manual = "MANUAL"
+
+
+class UploadRequestCreate(CorridorModel):
+    """
+    What the file will be. Send `customerId`, `transferId` (the customer is the
+    transfer's), or both.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    customer_id: Annotated[
+        str | None,
+        Field(
+            alias="customerId",
+            examples=["cus_01jd3x0p6x9e3k2v1m8q4r7s5t"],
+            max_length=64,
+            min_length=1,
+            title="Customerid",
+        ),
+    ] = None
+    transfer_id: Annotated[
+        str | None,
+        Field(
+            alias="transferId",
+            examples=[None],
+            max_length=64,
+            min_length=1,
+            title="Transferid",
+        ),
+    ] = None
+    purpose: Annotated[DocumentPurpose, Field(examples=["proof_of_address"])]
+    file_name: Annotated[
+        str,
+        Field(
+            alias="fileName",
+            examples=["utility-bill.pdf"],
+            max_length=255,
+            min_length=1,
+            title="Filename",
+        ),
+    ]
+    content_type: Annotated[
+        str,
+        Field(
+            alias="contentType",
+            examples=["application/pdf"],
+            max_length=100,
+            min_length=1,
+            title="Contenttype",
+        ),
+    ]
+    """
+    One of application/pdf, image/jpeg, image/png, image/webp, image/heic, image/tiff; checked against the bytes
+    """
+    size: Annotated[int, Field(examples=[48213], ge=1, title="Size")]
+    """
+    Exact size in bytes, at most 26214400 (25 MiB)
+    """
+
+
+class UploadRequestCreated(CorridorModel):
+    """
+    The new document, and where to send its bytes: `PUT uploadUrl` with `uploadHeaders`
+    and the file as the body, before `expiresAt`; then `POST /v1/documents/{id}/confirm`.
+    """
+
+    secret_note: Annotated[str | None, Field(alias="secretNote", title="Secretnote")] = None
+    """
+    Only in an idempotent replay (`Idempotent-Replayed: true`): the secret fields are null because a secret is shown once and never stored; this says what to do.
+    """
+    id: Annotated[str, Field(examples=["doc_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    organization_id: Annotated[str, Field(alias="organizationId", title="Organizationid")]
+    customer_id: Annotated[
+        str,
+        Field(
+            alias="customerId",
+            examples=["cus_01jd3x0p6x9e3k2v1m8q4r7s5t"],
+            title="Customerid",
+        ),
+    ]
+    transfer_id: Annotated[
+        str | None, Field(alias="transferId", examples=[None], title="Transferid")
+    ]
+    purpose: DocumentPurpose
+    file_name: Annotated[
+        str, Field(alias="fileName", examples=["utility-bill.pdf"], title="Filename")
+    ]
+    content_type: Annotated[
+        str,
+        Field(alias="contentType", examples=["application/pdf"], title="Contenttype"),
+    ]
+    size: Annotated[int, Field(examples=[48213], title="Size")]
+    """
+    Bytes
+    """
+    status: DocumentStatus
+    """
+    PENDING_UPLOAD until confirmed, then UPLOADED; ARCHIVED; REJECTED when the bytes that arrived were not those declared
+    """
+    sha256: Annotated[str | None, Field(title="Sha256")]
+    """
+    Hex SHA-256 of the bytes, set when confirmed
+    """
+    rejection_reason: Annotated[
+        str | None, Field(alias="rejectionReason", title="Rejectionreason")
+    ] = None
+    upload_expires_at: Annotated[str, Field(alias="uploadExpiresAt", title="Uploadexpiresat")]
+    """
+    When the upload URL stops working
+    """
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+    updated_at: Annotated[str, Field(alias="updatedAt", title="Updatedat")]
+    uploaded_at: Annotated[str | None, Field(alias="uploadedAt", title="Uploadedat")]
+    """
+    When the upload was confirmed
+    """
+    archived_at: Annotated[str | None, Field(alias="archivedAt", title="Archivedat")]
+    upload_url: Annotated[str | None, Field(alias="uploadUrl", title="Uploadurl")]
+    """
+    Single-use, expiring; a Corridor URL (local storage) or a presigned S3 URL. null in an idempotent replay of this request (`secretNote` says why).
+    """
+    upload_method: Annotated[Literal["PUT"], Field(alias="uploadMethod", title="Uploadmethod")] = (
+        "PUT"
+    )
+    upload_headers: Annotated[
+        dict[str, str],
+        Field(
+            alias="uploadHeaders",
+            examples=[{"Content-Length": "48213", "Content-Type": "application/pdf"}],
+            title="Uploadheaders",
+        ),
+    ]
+    expires_at: Annotated[str, Field(alias="expiresAt", title="Expiresat")]
 
 
 class VerificationAnswersRead(CorridorModel):
@@ -1961,14 +2451,18 @@ class VerificationAnswersRead(CorridorModel):
 
 
 class VerificationLinkRead(CorridorModel):
+    secret_note: Annotated[str | None, Field(alias="secretNote", title="Secretnote")] = None
+    """
+    Only in an idempotent replay (`Idempotent-Replayed: true`): the secret fields are null because a secret is shown once and never stored; this says what to do.
+    """
     id: Annotated[str, Field(examples=["vs_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
     customer_id: Annotated[str, Field(alias="customerId", title="Customerid")]
     associated_entity_id: Annotated[
         str, Field(alias="associatedEntityId", title="Associatedentityid")
     ]
-    url: Annotated[str, Field(title="Url")]
+    url: Annotated[str | None, Field(title="Url")]
     """
-    Send it to the person; the token in it is shown once
+    Send it to the person; the token in it is shown once. null in an idempotent replay of this request (`secretNote` says why).
     """
     expires_at: Annotated[str, Field(alias="expiresAt", title="Expiresat")]
 
@@ -1996,15 +2490,19 @@ class VerificationSessionConfiguration(CorridorModel):
 
 
 class VerificationSessionRead(CorridorModel):
+    secret_note: Annotated[str | None, Field(alias="secretNote", title="Secretnote")] = None
+    """
+    Only in an idempotent replay (`Idempotent-Replayed: true`): the secret fields are null because a secret is shown once and never stored; this says what to do.
+    """
     id: Annotated[str, Field(examples=["vs_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
     customer_id: Annotated[str, Field(alias="customerId", title="Customerid")]
     associated_entity_id: Annotated[
         str | None, Field(alias="associatedEntityId", title="Associatedentityid")
     ] = None
     status: Annotated[str, Field(examples=["CREATED"], title="Status")]
-    url: Annotated[str, Field(title="Url")]
+    url: Annotated[str | None, Field(title="Url")]
     """
-    The hosted verification page; the token in it is shown once
+    The hosted verification page; the token in it is shown once. null in an idempotent replay of this request (`secretNote` says why).
     """
     expires_at: Annotated[str, Field(alias="expiresAt", title="Expiresat")]
     created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
@@ -2060,6 +2558,11 @@ class VirtualAccountRead(CorridorModel):
     ] = None
     transfer_id: Annotated[str | None, Field(alias="transferId", title="Transferid")] = None
     created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+
+
+class Visibility(StrEnum):
+    private = "private"
+    organization = "organization"
 
 
 class AgentApproval(CorridorModel):
@@ -2126,6 +2629,54 @@ class AllowlistEntry(CorridorModel):
             title="Id",
         ),
     ]
+
+
+class AssistantMessageRead(CorridorModel):
+    """
+    Spec 2.11.
+    """
+
+    id: Annotated[str, Field(examples=["amsg_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    thread_id: Annotated[str, Field(alias="threadId", title="Threadid")]
+    role: Annotated[str, Field(examples=["assistant"], title="Role")]
+    parts: Annotated[list[PartRead], Field(title="Parts")]
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+    run_id: Annotated[str | None, Field(alias="runId", title="Runid")]
+    tokens_in: Annotated[int | None, Field(alias="tokensIn", title="Tokensin")]
+    tokens_out: Annotated[int | None, Field(alias="tokensOut", title="Tokensout")]
+
+
+class AssistantThreadRead(CorridorModel):
+    """
+    Spec 2.10.
+    """
+
+    id: Annotated[str, Field(examples=["thr_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    app: Annotated[str, Field(examples=["console"], title="App")]
+    env: Annotated[str, Field(examples=["sandbox"], title="Env")]
+    organization_id: Annotated[str, Field(alias="organizationId", title="Organizationid")]
+    user_id: Annotated[str, Field(alias="userId", title="Userid")]
+    title: Annotated[str, Field(title="Title")]
+    status: Annotated[str, Field(examples=["active"], title="Status")]
+    mcp_session_ids: Annotated[dict[str, Any], Field(alias="mcpSessionIds", title="Mcpsessionids")]
+    visibility: Annotated[str, Field(examples=["private"], title="Visibility")]
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+    updated_at: Annotated[str, Field(alias="updatedAt", title="Updatedat")]
+    pinned_context: Annotated[PinnedContextRead | None, Field(alias="pinnedContext")]
+    last_message_at: Annotated[str | None, Field(alias="lastMessageAt", title="Lastmessageat")]
+    retention_expires_at: Annotated[
+        str, Field(alias="retentionExpiresAt", title="Retentionexpiresat")
+    ]
+    active_run_status: Annotated[
+        str | None, Field(alias="activeRunStatus", title="Activerunstatus")
+    ]
+    """
+    The status of the thread's latest run; null before the first message
+    """
+    unread: Annotated[bool, Field(title="Unread")]
+    """
+    An assistant message arrived after the last read one
+    """
 
 
 class AssociatedEntityCreate(CorridorModel):
@@ -2334,6 +2885,64 @@ class AttemptRead(CorridorModel):
     finished_at: Annotated[str | None, Field(alias="finishedAt", title="Finishedat")]
 
 
+class BusinessCustomerCreated(CorridorModel):
+    """
+    The new business customer; for a platform session, the session it binds.
+    """
+
+    secret_note: Annotated[str | None, Field(alias="secretNote", title="Secretnote")] = None
+    """
+    Only in an idempotent replay (`Idempotent-Replayed: true`): the secret fields are null because a secret is shown once and never stored; this says what to do.
+    """
+    id: Annotated[str, Field(examples=["cus_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    organization_id: Annotated[str, Field(alias="organizationId", title="Organizationid")]
+    type: CustomerType
+    status: CustomerStatus
+    status_reason: Annotated[str | None, Field(alias="statusReason", title="Statusreason")] = None
+    email: Annotated[str, Field(title="Email")]
+    name: Annotated[str, Field(title="Name")]
+    """
+    Full name of an individual, legal name of a business
+    """
+    first_name: Annotated[str | None, Field(alias="firstName", title="Firstname")] = None
+    last_name: Annotated[str | None, Field(alias="lastName", title="Lastname")] = None
+    date_of_birth: Annotated[str | None, Field(alias="dateOfBirth", title="Dateofbirth")] = None
+    phone: Annotated[str | None, Field(title="Phone")] = None
+    nationality: Annotated[str | None, Field(title="Nationality")] = None
+    tax_identification_number_last4: Annotated[
+        str | None,
+        Field(alias="taxIdentificationNumberLast4", title="Taxidentificationnumberlast4"),
+    ] = None
+    """
+    The full number is never returned
+    """
+    legal_name: Annotated[str | None, Field(alias="legalName", title="Legalname")] = None
+    dba_name: Annotated[str | None, Field(alias="dbaName", title="Dbaname")] = None
+    registration_number: Annotated[
+        str | None, Field(alias="registrationNumber", title="Registrationnumber")
+    ] = None
+    incorporation_country: Annotated[
+        str | None, Field(alias="incorporationCountry", title="Incorporationcountry")
+    ] = None
+    website: Annotated[str | None, Field(title="Website")] = None
+    address: Address | None = None
+    tos_acceptance_id: Annotated[
+        str | None, Field(alias="tosAcceptanceId", title="Tosacceptanceid")
+    ] = None
+    metadata: Annotated[dict[str, str], Field(title="Metadata")]
+    submitted_at: Annotated[str | None, Field(alias="submittedAt", title="Submittedat")] = None
+    archived_at: Annotated[str | None, Field(alias="archivedAt", title="Archivedat")] = None
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+    updated_at: Annotated[str, Field(alias="updatedAt", title="Updatedat")]
+    session_token: Annotated[str | None, Field(alias="sessionToken", title="Sessiontoken")] = None
+    """
+    Only when a platform organization's key created the customer (spec 5.7): a `ps_…` bearer token acting as that key, bound to this customer, valid 12 hours. Shown once; null in an idempotent replay.
+    """
+    session_expires_at: Annotated[
+        str | None, Field(alias="sessionExpiresAt", title="Sessionexpiresat")
+    ] = None
+
+
 class BusinessVerification(CorridorModel):
     """
     Answers given are saved; answers left out keep their saved value.
@@ -2400,6 +3009,20 @@ class ConfigurationRead(CorridorModel):
     """
     When false, webhook message history is not kept (`available` is false)
     """
+    reporting_currency: Annotated[
+        str,
+        Field(alias="reportingCurrency", examples=["USD"], title="Reportingcurrency"),
+    ]
+    """
+    The fiat currency treasury totals are converted to
+    """
+    requests_per_second_per_key: Annotated[
+        int | None,
+        Field(alias="requestsPerSecondPerKey", title="Requestspersecondperkey"),
+    ]
+    """
+    Requests per second each API key (or console user) may make before 429 `rate_limited`; null: the server's default (300). The server caps it (3000 by default).
+    """
 
 
 class ConfigurationUpdate(CorridorModel):
@@ -2429,6 +3052,19 @@ class ConfigurationUpdate(CorridorModel):
     webhook_history_enabled: Annotated[
         bool | None, Field(alias="webhookHistoryEnabled", title="Webhookhistoryenabled")
     ] = None
+    reporting_currency: Annotated[
+        str | None,
+        Field(alias="reportingCurrency", examples=["USD"], title="Reportingcurrency"),
+    ] = None
+    requests_per_second_per_key: Annotated[
+        int | None,
+        Field(
+            alias="requestsPerSecondPerKey",
+            ge=1,
+            le=1000000,
+            title="Requestspersecondperkey",
+        ),
+    ] = None
 
 
 class ConsoleSessionCreated(CorridorModel):
@@ -2438,6 +3074,19 @@ class ConsoleSessionCreated(CorridorModel):
     """
     expires_at: Annotated[str, Field(alias="expiresAt", title="Expiresat")]
     user: ConsoleUserRead
+    csrf_token: Annotated[str, Field(alias="csrfToken", title="Csrftoken")]
+    """
+    Send it in the X-Corridor-CSRF header with every request that changes something and is authenticated by the session cookie alone (bearer requests need none). Tied to this session; GET /v1/console/sessions/current returns it again.
+    """
+
+
+class ConsoleSessionRead(CorridorModel):
+    expires_at: Annotated[str, Field(alias="expiresAt", title="Expiresat")]
+    user: ConsoleUserRead
+    csrf_token: Annotated[str, Field(alias="csrfToken", title="Csrftoken")]
+    """
+    Send it in the X-Corridor-CSRF header with every request that changes something and is authenticated by the session cookie alone (bearer requests need none). Tied to this session; GET /v1/console/sessions/current returns it again.
+    """
 
 
 class CounterpartyAddress(CorridorModel):
@@ -2618,6 +3267,60 @@ class DestinationIn(CorridorModel):
             title="Correspondentaccountnumber",
         ),
     ] = None
+
+
+class DocumentRead(CorridorModel):
+    """
+    A file of a customer (and maybe of one of its transfers).
+    """
+
+    id: Annotated[str, Field(examples=["doc_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    organization_id: Annotated[str, Field(alias="organizationId", title="Organizationid")]
+    customer_id: Annotated[
+        str,
+        Field(
+            alias="customerId",
+            examples=["cus_01jd3x0p6x9e3k2v1m8q4r7s5t"],
+            title="Customerid",
+        ),
+    ]
+    transfer_id: Annotated[
+        str | None, Field(alias="transferId", examples=[None], title="Transferid")
+    ]
+    purpose: DocumentPurpose
+    file_name: Annotated[
+        str, Field(alias="fileName", examples=["utility-bill.pdf"], title="Filename")
+    ]
+    content_type: Annotated[
+        str,
+        Field(alias="contentType", examples=["application/pdf"], title="Contenttype"),
+    ]
+    size: Annotated[int, Field(examples=[48213], title="Size")]
+    """
+    Bytes
+    """
+    status: DocumentStatus
+    """
+    PENDING_UPLOAD until confirmed, then UPLOADED; ARCHIVED; REJECTED when the bytes that arrived were not those declared
+    """
+    sha256: Annotated[str | None, Field(title="Sha256")]
+    """
+    Hex SHA-256 of the bytes, set when confirmed
+    """
+    rejection_reason: Annotated[
+        str | None, Field(alias="rejectionReason", title="Rejectionreason")
+    ] = None
+    upload_expires_at: Annotated[str, Field(alias="uploadExpiresAt", title="Uploadexpiresat")]
+    """
+    When the upload URL stops working
+    """
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+    updated_at: Annotated[str, Field(alias="updatedAt", title="Updatedat")]
+    uploaded_at: Annotated[str | None, Field(alias="uploadedAt", title="Uploadedat")]
+    """
+    When the upload was confirmed
+    """
+    archived_at: Annotated[str | None, Field(alias="archivedAt", title="Archivedat")]
 
 
 class ErrorBody(CorridorModel):
@@ -2964,6 +3667,15 @@ class ListResponseCustomerRead(CorridorModel):
     has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
 
 
+class ListResponseDocumentRead(CorridorModel):
+    data: Annotated[list[DocumentRead], Field(title="Data")]
+    next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
+    """
+    Pass as `cursor` for the next page
+    """
+    has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
+
+
 class ListResponseExternalAccountRead(CorridorModel):
     data: Annotated[list[ExternalAccountRead], Field(title="Data")]
     next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
@@ -3057,6 +3769,19 @@ class MessageList(CorridorModel):
     """
 
 
+class PinnedContextIn(CorridorModel):
+    """
+    What the thread is about: a customer, transfer, agent or account of the organization.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: PinnedType | None = PinnedType.customer
+    id: Annotated[str, Field(max_length=64, min_length=1, title="Id")]
+    label: Annotated[str | None, Field(max_length=200, title="Label")] = None
+
+
 class QuoteRead(CorridorModel):
     """
     A quote (`quo_`). `status` is ACTIVE until `expiresAt`, then EXPIRED; USED once a
@@ -3118,6 +3843,31 @@ class RfiRead(CorridorModel):
     created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
     updated_at: Annotated[str, Field(alias="updatedAt", title="Updatedat")]
     submitted_at: Annotated[str | None, Field(alias="submittedAt", title="Submittedat")] = None
+
+
+class ThreadCreate(CorridorModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    title: Annotated[
+        str | None,
+        Field(examples=["Payouts this week"], max_length=200, min_length=1, title="Title"),
+    ] = None
+    visibility: Visibility | None = Visibility.private
+    pinned_context: Annotated[PinnedContextIn | None, Field(alias="pinnedContext")] = None
+
+
+class ThreadUpdate(CorridorModel):
+    """
+    Only the fields sent change; `pinnedContext: null` unpins.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    title: Annotated[str | None, Field(max_length=200, min_length=1, title="Title")] = None
+    visibility: Visibility | None = None
+    pinned_context: Annotated[PinnedContextIn | None, Field(alias="pinnedContext")] = None
 
 
 class TransferCreate(CorridorModel):
@@ -3291,6 +4041,23 @@ class AgentUpdate(CorridorModel):
         str | None,
         Field(alias="sourceAccountId", max_length=64, title="Sourceaccountid"),
     ] = None
+
+
+class AssistantMessageAndRun(CorridorModel):
+    message: AssistantMessageRead
+    run: AssistantRunRead
+
+
+class AssistantMessageList(CorridorModel):
+    data: Annotated[list[AssistantMessageRead], Field(title="Data")]
+    next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
+    has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
+
+
+class AssistantThreadList(CorridorModel):
+    data: Annotated[list[AssistantThreadRead], Field(title="Data")]
+    next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
+    has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
 
 
 class CapabilitiesRead(CorridorModel):

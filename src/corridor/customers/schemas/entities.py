@@ -9,6 +9,7 @@ from pydantic import AfterValidator, ConfigDict, Field, StrictStr
 
 from corridor.customers.rules import EntityRole
 from corridor.customers.schemas.customer import (
+    VERIFICATION_REPLAY_NOTE,
     CalendarDate,
     CompanyName,
     CustomersRequest,
@@ -25,6 +26,7 @@ from corridor.kit.schemas import (
     AddressIn,
     CountryCode,
     ResponseModel,
+    ShownOnce,
     Timestamp,
 )
 from corridor.models.customer import AssociatedEntity
@@ -184,9 +186,15 @@ class AssociatedEntityRead(ResponseModel):
         )
 
 
-class VerificationLinkRead(ResponseModel):
+class VerificationLinkRead(ShownOnce):
+    secret_fields = ("url",)
+    replay_note = VERIFICATION_REPLAY_NOTE
+
     id: str = Field(examples=["vs_01jd3x0p6x9e3k2v1m8q4r7s5t"])
     customer_id: str
     associated_entity_id: str
-    url: str = Field(description="Send it to the person; the token in it is shown once")
+    url: str | None = Field(
+        description="Send it to the person; the token in it is shown once. null in an "
+        "idempotent replay of this request (`secretNote` says why)."
+    )
     expires_at: Timestamp

@@ -12,6 +12,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.customers import service as customers
+from corridor.kit import fx
+from corridor.kit.db import get_kept
 from corridor.kit.errors import InvalidState, NotFound, ValidationFailed
 from corridor.kit.ids import new_id
 from corridor.kit.money import MoneyError, parse_minor_units
@@ -24,7 +26,7 @@ from corridor.rails.registry import adapter_for
 from corridor.transfers.planning.destinations import resolve_destination
 from corridor.transfers.planning.resolution import ResolvedDestination, ResolvedSource
 from corridor.transfers.planning.sources import resolve_source
-from corridor.transfers.rules import fees, fx
+from corridor.transfers.rules import fees
 from corridor.transfers.rules.flows import PAYOUT_LEGS, Flow, flow_of, plan_legs
 from corridor.transfers.rules.pricing import Pricing, PricingProblem, price
 from corridor.transfers.rules.states import LegStatus
@@ -240,7 +242,7 @@ async def active_customer(
 
 
 async def configuration_of(session: AsyncSession, organization_id: str) -> Configuration:
-    organization = await session.get(Organization, organization_id)
+    organization = await get_kept(session, Organization, organization_id)
     assert organization is not None
     return from_document(organization.configuration)
 

@@ -29,7 +29,6 @@ from corridor.kit.money import CurrencyKind, currency
 from corridor.rails.base import CHAIN_RAILS, RailName
 
 # Stablecoins and the fiat currency each is pegged to one for one.
-PEGS = {"USDC": "USD", "USDT": "USD", "PYUSD": "USD", "USDB": "USD", "EURC": "EUR"}
 # FIAT_TO_CRYPTO_TO_FIAT routes through this stablecoin.
 ROUTING_STABLECOIN = "USDC"
 BOOK = RailName.BOOK.value
@@ -104,11 +103,6 @@ def is_stablecoin(code: str) -> bool:
 
 def is_chain(rail: str | None) -> bool:
     return rail is not None and rail in CHAIN_RAILS
-
-
-def peg_of(code: str) -> str:
-    """The fiat currency a stablecoin is pegged to; a fiat currency is its own."""
-    return PEGS.get(code, code)
 
 
 def flow_of(source: Endpoint, destination: Endpoint) -> Flow:

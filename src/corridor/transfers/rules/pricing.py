@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
+from corridor.kit import fx
 from corridor.kit.money import MINOR_UNITS_MAX
-from corridor.transfers.rules import fx
 from corridor.transfers.rules.flows import LegType, PlannedLeg
 
 

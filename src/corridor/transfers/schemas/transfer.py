@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import Field
 
-from corridor.kit.schemas import Amount, ResponseModel, Sparse, Timestamp
+from corridor.kit.schemas import Amount, Sparse, Timestamp
 from corridor.models.transfer import Transfer, TransferLeg
 from corridor.transfers.schemas.parts import (
     CancellationRead,
@@ -212,9 +212,3 @@ def _developer_fee(transfer: Transfer) -> DeveloperFeeRead | None:
         percent=float(Decimal(transfer.developer_fee_percent or "0")),
         tx_hash=transfer.developer_fee_tx_hash,
     )
-
-
-class DocumentList(ResponseModel):
-    """The transfer's supporting document ids (document resources are a later issue)."""
-
-    data: list[str] = Field(examples=[["doc_01jd3x0p6x9e3k2v1m8q4r7s5t"]])

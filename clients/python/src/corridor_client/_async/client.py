@@ -12,7 +12,9 @@ from corridor_client import _calls
 from corridor_client._async._http import AsyncTransport
 from corridor_client._async.resources.accounts import AsyncAccounts
 from corridor_client._async.resources.agents import AsyncAgents
+from corridor_client._async.resources.assistant import AsyncAssistant
 from corridor_client._async.resources.customers import AsyncCustomers, AsyncTermsOfService
+from corridor_client._async.resources.documents import AsyncDocuments
 from corridor_client._async.resources.organizations import (
     AsyncApiKeys,
     AsyncConsoleSessions,
@@ -69,6 +71,7 @@ class AsyncCorridor:
         self.terms_of_service = AsyncTermsOfService(transport)
         self.customers = AsyncCustomers(transport)
         self.accounts = AsyncAccounts(transport)
+        self.documents = AsyncDocuments(transport)
         self.counterparties = AsyncCounterparties(transport)
         self.external_accounts = AsyncExternalAccounts(transport)
         self.external_wallets = AsyncExternalWallets(transport)
@@ -78,6 +81,7 @@ class AsyncCorridor:
         self.agents = AsyncAgents(transport)
         self.webhooks = AsyncWebhooks(transport)
         self.sandbox = AsyncSandbox(transport)
+        self.assistant = AsyncAssistant(transport)
 
     @property
     def base_url(self) -> str:

@@ -15,7 +15,9 @@ from corridor_client._retries import RetryPolicy
 from corridor_client._sync._http import Transport
 from corridor_client._sync.resources.accounts import Accounts
 from corridor_client._sync.resources.agents import Agents
+from corridor_client._sync.resources.assistant import Assistant
 from corridor_client._sync.resources.customers import Customers, TermsOfService
+from corridor_client._sync.resources.documents import Documents
 from corridor_client._sync.resources.organizations import (
     ApiKeys,
     ConsoleSessions,
@@ -71,6 +73,7 @@ class Corridor:
         self.terms_of_service = TermsOfService(transport)
         self.customers = Customers(transport)
         self.accounts = Accounts(transport)
+        self.documents = Documents(transport)
         self.counterparties = Counterparties(transport)
         self.external_accounts = ExternalAccounts(transport)
         self.external_wallets = ExternalWallets(transport)
@@ -80,6 +83,7 @@ class Corridor:
         self.agents = Agents(transport)
         self.webhooks = Webhooks(transport)
         self.sandbox = Sandbox(transport)
+        self.assistant = Assistant(transport)
 
     @property
     def base_url(self) -> str:

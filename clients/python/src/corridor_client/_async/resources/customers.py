@@ -30,6 +30,7 @@ from corridor_client.models import (
     TermsOfServiceCreate,
     TermsOfServiceRead,
     TransferRead,
+    TreasuryBalancesRead,
     VerificationLinkRead,
     VerificationSessionConfiguration,
     VerificationSessionRead,
@@ -154,6 +155,12 @@ class AsyncCustomers(AsyncResource):
     async def capabilities(self, customer_id: str) -> CapabilitiesRead:
         path = _calls.path("/v1/customers/{}/capabilities", customer_id)
         return await self._send(_calls.read(path), CapabilitiesRead)
+
+    async def treasury_balances(self, customer_id: str) -> TreasuryBalancesRead:
+        """Per currency available, held, pending and total across the customer's accounts,
+        and their value in the organization's reporting currency."""
+        path = _calls.path("/v1/customers/{}/treasury-balances", customer_id)
+        return await self._send(_calls.read(path), TreasuryBalancesRead)
 
     async def compliance_requirements(self, customer_id: str) -> ComplianceRequirementsRead:
         path = _calls.path("/v1/customers/{}/compliance-requirements", customer_id)

@@ -10,7 +10,7 @@ from corridor_client import _calls
 from corridor_client._async._http import AsyncPager, AsyncResource
 from corridor_client.models import (
     AgentApproval,
-    DocumentList,
+    DocumentRead,
     FixedRouteCreate,
     FixedRouteRead,
     FixedRouteUpdate,
@@ -55,8 +55,11 @@ class AsyncTransfers(AsyncResource):
         client_reference_id: str | None = None,
         created_after: datetime | None = None,
         created_before: datetime | None = None,
+        include_child_organizations: bool | None = None,
         limit: int | None = None,
     ) -> AsyncPager[TransferRead]:
+        """`include_child_organizations=True`: also the organizations below the caller's
+        (a console session or an unrestricted key), e.g. an operator's IN_REVIEW queue."""
         return self._list(
             "/v1/transfers",
             TransferRead,
@@ -67,6 +70,7 @@ class AsyncTransfers(AsyncResource):
             clientReferenceId=client_reference_id,
             createdAfter=created_after,
             createdBefore=created_before,
+            includeChildOrganizations=include_child_organizations,
             limit=limit,
         )
 
@@ -165,9 +169,12 @@ class AsyncTransfers(AsyncResource):
             "/v1/transfers/{}/agent-approval", transfer_id, body, idempotency_key
         )
 
-    async def documents(self, transfer_id: str) -> DocumentList:
+    def list_documents(
+        self, transfer_id: str, *, limit: int | None = None
+    ) -> AsyncPager[DocumentRead]:
+        """Documents attached with `documentIds` or uploaded for the transfer."""
         path = _calls.path("/v1/transfers/{}/documents", transfer_id)
-        return await self._send(_calls.read(path), DocumentList)
+        return self._list(path, DocumentRead, limit=limit)
 
     async def quote_intent(
         self,

@@ -22,6 +22,7 @@ from corridor_client.models import (
     ResendRequest,
     SecretRead,
     SecretRotate,
+    SecretRotated,
 )
 from corridor_client.pages import MessagePage
 
@@ -74,12 +75,12 @@ class AsyncWebhookEndpoints(AsyncResource):
         params: SecretRotate | Mapping[str, Any] | None = None,
         /,
         **fields: Any,
-    ) -> SecretRead:
-        """A new secret; the old one keeps signing beside it for 24 hours. Never sent
-        twice: an Idempotency-Key would make the server keep the secret to replay it."""
+    ) -> SecretRotated:
+        """A new secret; the old one keeps signing beside it for 24 hours. Sent without an
+        Idempotency-Key: the server never keeps a secret, so a replay could not show it."""
         path = _calls.path("/v1/webhooks/endpoints/{}/secret/rotate", endpoint_id)
         body = _calls.optional_body(SecretRotate, params, fields)
-        return await self._send(_calls.action(path, body), SecretRead)
+        return await self._send(_calls.action(path, body), SecretRotated)
 
     async def replay(
         self,

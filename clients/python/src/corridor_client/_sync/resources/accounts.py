@@ -10,6 +10,8 @@ from corridor_client.models import (
     AccountRead,
     BalanceRead,
     BalanceTransactionRead,
+    NonBalanceStatementRead,
+    StatementRead,
     TransferRead,
     VirtualAccountRead,
 )
@@ -50,3 +52,20 @@ class Accounts(Resource):
     def list_transfers(self, account_id: str, *, limit: int | None = None) -> Pager[TransferRead]:
         path = _calls.path("/v1/accounts/{}/transfers", account_id)
         return self._list(path, TransferRead, limit=limit)
+
+    def statement(self, account_id: str, period: str) -> StatementRead:
+        """The UTC month `period` (YYYY-MM): opening balance, every balance transaction with
+        the running balance, closing balance, totals in and out."""
+        path = _calls.path("/v1/accounts/{}/statements/{}", account_id, period)
+        return self._send(_calls.read(path), StatementRead)
+
+    def statement_file(self, account_id: str, period: str, *, format: str = "pdf") -> bytes:
+        """The same statement as a file to keep: `format` "pdf" or "csv"."""
+        path = _calls.path("/v1/accounts/{}/statements/{}", account_id, period)
+        response = self._transport.send(_calls.read(path, {"format": format}))
+        return response.content
+
+    def non_balance_statement(self, account_id: str, period: str) -> NonBalanceStatementRead:
+        """The month's transfers that passed through the account without touching its balance."""
+        path = _calls.path("/v1/accounts/{}/statements/{}/non-balance", account_id, period)
+        return self._send(_calls.read(path), NonBalanceStatementRead)

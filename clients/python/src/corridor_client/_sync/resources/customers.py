@@ -32,6 +32,7 @@ from corridor_client.models import (
     TermsOfServiceCreate,
     TermsOfServiceRead,
     TransferRead,
+    TreasuryBalancesRead,
     VerificationLinkRead,
     VerificationSessionConfiguration,
     VerificationSessionRead,
@@ -152,6 +153,12 @@ class Customers(Resource):
     def capabilities(self, customer_id: str) -> CapabilitiesRead:
         path = _calls.path("/v1/customers/{}/capabilities", customer_id)
         return self._send(_calls.read(path), CapabilitiesRead)
+
+    def treasury_balances(self, customer_id: str) -> TreasuryBalancesRead:
+        """Per currency available, held, pending and total across the customer's accounts,
+        and their value in the organization's reporting currency."""
+        path = _calls.path("/v1/customers/{}/treasury-balances", customer_id)
+        return self._send(_calls.read(path), TreasuryBalancesRead)
 
     def compliance_requirements(self, customer_id: str) -> ComplianceRequirementsRead:
         path = _calls.path("/v1/customers/{}/compliance-requirements", customer_id)

@@ -12,7 +12,7 @@ from corridor_client import _calls
 from corridor_client._sync._http import Pager, Resource
 from corridor_client.models import (
     AgentApproval,
-    DocumentList,
+    DocumentRead,
     FixedRouteCreate,
     FixedRouteRead,
     FixedRouteUpdate,
@@ -57,8 +57,11 @@ class Transfers(Resource):
         client_reference_id: str | None = None,
         created_after: datetime | None = None,
         created_before: datetime | None = None,
+        include_child_organizations: bool | None = None,
         limit: int | None = None,
     ) -> Pager[TransferRead]:
+        """`include_child_organizations=True`: also the organizations below the caller's
+        (a console session or an unrestricted key), e.g. an operator's IN_REVIEW queue."""
         return self._list(
             "/v1/transfers",
             TransferRead,
@@ -69,6 +72,7 @@ class Transfers(Resource):
             clientReferenceId=client_reference_id,
             createdAfter=created_after,
             createdBefore=created_before,
+            includeChildOrganizations=include_child_organizations,
             limit=limit,
         )
 
@@ -161,9 +165,10 @@ class Transfers(Resource):
         body = _calls.body(AgentApproval, params, fields)
         return self._action("/v1/transfers/{}/agent-approval", transfer_id, body, idempotency_key)
 
-    def documents(self, transfer_id: str) -> DocumentList:
+    def list_documents(self, transfer_id: str, *, limit: int | None = None) -> Pager[DocumentRead]:
+        """Documents attached with `documentIds` or uploaded for the transfer."""
         path = _calls.path("/v1/transfers/{}/documents", transfer_id)
-        return self._send(_calls.read(path), DocumentList)
+        return self._list(path, DocumentRead, limit=limit)
 
     def quote_intent(
         self,

@@ -8,12 +8,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Response
 
+from corridor.auth.schemas import ApiKeyRead
 from corridor.kit.pagination import ListResponse, PageRequest
 from corridor.organizations import service
 from corridor.organizations.schemas import (
     ConfigurationRead,
     ConfigurationUpdate,
     OrganizationCreate,
+    OrganizationCreated,
     OrganizationRead,
     OrganizationUpdate,
 )
@@ -32,6 +34,7 @@ TAGS: list[str | Enum] = ["Organizations"]
     summary="Get the caller's organization",
 )
 async def get_current_organization(context: Context) -> OrganizationRead:
+    """The organization the credentials belong to: its id, name, kind and parent."""
     organization = await service.current_organization(context.session, caller=context.caller)
     return OrganizationRead.model_validate(organization)
 
@@ -43,6 +46,7 @@ async def get_current_organization(context: Context) -> OrganizationRead:
     summary="Update the caller's organization",
 )
 async def update_current_organization(body: OrganizationUpdate, context: Context) -> Response:
+    """Renames the caller's organization."""
     organization = await service.update_organization(
         context.session,
         caller=context.caller,
@@ -59,6 +63,9 @@ async def update_current_organization(body: OrganizationUpdate, context: Context
     summary="Get the organization's configuration",
 )
 async def get_configuration(context: Context) -> ConfigurationRead:
+    """The settings every customer and transfer of the organization inherits: the currencies of the
+    balance accounts opened for each customer, the amount above which a transfer waits for
+    authorization, the default developer fee, and whether webhook history is kept."""
     configuration = await service.current_configuration(context.session, caller=context.caller)
     return ConfigurationRead.of(configuration)
 
@@ -70,34 +77,52 @@ async def get_configuration(context: Context) -> ConfigurationRead:
     summary="Update the organization's configuration",
 )
 async def update_configuration(body: ConfigurationUpdate, context: Context) -> Response:
-    """Only the fields sent change; `null` clears a nullable field."""
+    """Only the fields sent change; `null` clears a nullable field. A new
+    `requestsPerSecondPerKey` (console session or unrestricted key only) applies at once on
+    this server process and within 30 seconds on the others."""
     configuration = await service.update_configuration(
         context.session,
         caller=context.caller,
         changes=body.changes(),
         now=context.now(),
     )
-    return await context.respond(ConfigurationRead.of(configuration))
+    answer = await context.respond(ConfigurationRead.of(configuration))
+    context.request.app.state.rate_limiter.forget(context.caller.organization_id)
+    return answer
 
 
 @router.post(
     "/organizations",
     status_code=201,
-    response_model=OrganizationRead,
+    response_model=OrganizationCreated,
     tags=TAGS,
     summary="Create a child organization",
 )
 async def create_organization(body: OrganizationCreate, context: Context) -> Response:
     """The new organization's parent is the caller's; it starts with the default configuration.
-    Needs a console session or an unrestricted key."""
-    child = await service.create_child_organization(
+    Needs a console session or an unrestricted key.
+
+    With `createApiKey: true` the answer also carries the child's first unrestricted key,
+    its secret in `apiKeySecret` (shown once, never stored: an idempotent replay answers it
+    null). The parent's console session or unrestricted key can also act inside the child
+    by sending `X-Corridor-Organization: <child id>` with any request."""
+    created = await service.create_child_organization(
         context.session,
         caller=context.caller,
         name=body.name,
         kind=body.kind,
+        create_api_key=body.create_api_key,
+        key_environment=context.settings.key_environment,
         now=context.now(),
     )
-    return await context.respond(OrganizationRead.model_validate(child), status=201)
+    answer = OrganizationCreated.model_validate(
+        {
+            **OrganizationRead.model_validate(created.organization).model_dump(),
+            "api_key": ApiKeyRead.model_validate(created.key) if created.key else None,
+            "api_key_secret": created.secret,
+        }
+    )
+    return await context.respond(answer, status=201)
 
 
 @router.get(

@@ -9,9 +9,10 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Response
 
 from corridor.customers import onboarding, reading, service
-from corridor.customers.onboarding_endpoints import router as onboarding_router
+from corridor.customers.endpoints.onboarding_steps import router as onboarding_router
 from corridor.customers.schemas.customer import (
     BusinessCustomerCreate,
+    BusinessCustomerCreated,
     BusinessVerification,
     CapabilitiesRead,
     CapabilityRead,
@@ -55,16 +56,27 @@ async def create_individual_customer(body: IndividualCustomerCreate, context: Co
 @router.post(
     "/customers/business",
     status_code=201,
-    response_model=CustomerRead,
+    response_model=BusinessCustomerCreated,
     tags=TAGS,
     summary="Create a business customer",
 )
 async def create_business_customer(body: BusinessCustomerCreate, context: Context) -> Response:
-    """The customer starts INCOMPLETE; add associated entities before submitting it."""
-    customer = await service.create_business(
+    """The customer starts INCOMPLETE; add associated entities before submitting it.
+
+    Created with a platform organization's key (not yet bound to a customer), it binds the
+    session (spec 5.7): `sessionToken` is a `ps_…` bearer token that acts as that key bound
+    to this customer for 12 hours, shown once."""
+    created = await service.create_business_customer(
         context.session, caller=context.caller, data=body, now=context.now()
     )
-    return await context.respond(CustomerRead.of(customer), status=201)
+    answer = BusinessCustomerCreated.model_validate(
+        {
+            **CustomerRead.of(created.customer).model_dump(),
+            "session_token": created.session_token,
+            "session_expires_at": created.session_expires_at,
+        }
+    )
+    return await context.respond(answer, status=201)
 
 
 @router.get(
@@ -77,6 +89,8 @@ async def list_customers(
     type: Annotated[CustomerType | None, Query(description="INDIVIDUAL or BUSINESS")] = None,
     email: Annotated[str | None, Query(max_length=320, description="Exact email")] = None,
 ) -> ListResponse[CustomerRead]:
+    """Newest first; filter by `status`, `type` or exact `email`. A caller bound to a customer
+    sees only that customer."""
     result = await service.list_customers(
         context.session, caller=context.caller, page=page, status=status, type_=type, email=email
     )
@@ -262,6 +276,8 @@ async def submit_verification(customer_id: str, context: Context) -> Response:
     summary="Verification status of a customer",
 )
 async def get_verification_status(customer_id: str, context: Context) -> VerificationStatusRead:
+    """Where the customer's verification stands: its status and reason, which requirements are
+    still missing, a pending request for information, and the answers given so far."""
     return await reading.read_verification_status(
         context.session, caller=context.caller, customer_id=customer_id
     )

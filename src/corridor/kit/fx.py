@@ -26,8 +26,7 @@ from datetime import UTC, datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 
-from corridor.kit.money import currency
-from corridor.transfers.rules.flows import peg_of
+from corridor.kit.money import currency, peg_of
 
 REFERENCE_PROVIDER = "CORRIDOR_SANDBOX_REFERENCE"
 # The sandbox table is fixed; this is the time it claims to be published at.

@@ -90,6 +90,8 @@ async def accept_terms_of_service(acceptance_id: str, context: Context) -> Respo
     summary="Get a terms-of-service acceptance",
 )
 async def get_terms_of_service(acceptance_id: str, context: Context) -> TermsOfServiceRead:
+    """An acceptance started with `POST /v1/terms-of-service/acceptances`: `acceptedAt` is set
+    once the customer accepted; its id then goes into the customer's creation."""
     acceptance = await onboarding.get_terms_of_service(
         context.session, caller=context.caller, acceptance_id=acceptance_id
     )
@@ -129,6 +131,7 @@ async def create_associated_entity(
 async def get_associated_entity(
     customer_id: str, entity_id: str, context: Context
 ) -> AssociatedEntityRead:
+    """One owner, control person, director or signer of a business customer."""
     entity = await entities.read_entity(
         context.session, caller=context.caller, customer_id=customer_id, entity_id=entity_id
     )
@@ -144,6 +147,7 @@ async def get_associated_entity(
 async def update_associated_entity(
     customer_id: str, entity_id: str, body: AssociatedEntityUpdate, context: Context
 ) -> Response:
+    """Only the fields sent change; the customer's requirements are checked again."""
     entity = await entities.update_entity(
         context.session,
         caller=context.caller,
@@ -162,6 +166,8 @@ async def update_associated_entity(
     summary="Remove an associated entity",
 )
 async def delete_associated_entity(customer_id: str, entity_id: str, context: Context) -> Response:
+    """Removes the person from the business customer's verification; the customer's
+    requirements are checked again."""
     await entities.delete_entity(
         context.session, caller=context.caller, customer_id=customer_id, entity_id=entity_id
     )

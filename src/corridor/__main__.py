@@ -1,0 +1,5 @@
+"""`python -m corridor`: the `corridor` command."""
+
+from corridor.cli import app
+
+app()

@@ -1,0 +1,44 @@
+"""One line that says what went wrong, for a command-line user who did not ask for a
+traceback."""
+
+from __future__ import annotations
+
+import re
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def _without_password(text: str) -> str:
+    return re.sub(r"(://[^:/@\s]+):[^@\s]+@", r"\1@", text)
+
+
+def describe_failure(error: BaseException, *, database: str = "the database") -> str:
+    """`database` names the database in use (without its password) for connection errors."""
+    from pydantic import ValidationError
+    from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
+
+    from corridor.kit.errors import CorridorError
+
+    if isinstance(error, CorridorError):
+        return error.message
+    if isinstance(error, ValidationError) and error.title == "Settings":
+        problems = [
+            f"CORRIDOR_{'_'.join(str(part) for part in problem['loc']).upper()}: {problem['msg']}"
+            for problem in error.errors()
+        ]
+        return "invalid setting " + "; ".join(problems)
+    if isinstance(error, IntegrityError):
+        return f"the database refused the change: {_first_line(str(error.orig))}"
+    if isinstance(error, DBAPIError):
+        return f"cannot use {database}: {_first_line(str(error.orig))}"
+    if isinstance(error, SQLAlchemyError):
+        return f"database error: {_without_password(_first_line(str(error)))}"
+    if isinstance(error, ConnectionError | TimeoutError):
+        return f"cannot connect to {database}: {_first_line(str(error))}"
+    if isinstance(error, OSError) and error.strerror:
+        target = f" ({error.filename})" if error.filename else ""
+        return f"{error.strerror}{target}"
+    detail = _without_password(_first_line(str(error)))
+    return f"{type(error).__name__}: {detail}" if detail else type(error).__name__

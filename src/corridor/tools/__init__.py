@@ -1,0 +1,1 @@
+"""One registry of tools over the services, used by the assistant and the MCP server."""

@@ -1,0 +1,204 @@
+"""Rate limits (API.md section 2: 429 `rate_limited`), with the `limits` library.
+
+Three things are throttled, each in a moving window:
+
+- failed console sign-ins, per email (known or not: the answer never says which) and per
+  client address; while either is spent, sign-in answers 429, even with the right password;
+- failed authentications (a key or session token that does not authenticate) per client
+  address; while spent, every authenticated request from that address answers 429 before
+  its credential is even looked at;
+- requests per credential (a key, an agent key, a console user), per second: the
+  organization's own `requestsPerSecondPerKey` (capped by the server's maximum), or the
+  server's default.
+
+Counts live in memory (one process) or, with CORRIDOR_REDIS_URL, in Redis shared by every
+process. The per-request check is one moving-window hit in that storage: no database query
+(an organization's own limit is cached for a short while). If Redis cannot be reached the
+request goes through (limits fail open) and the error is logged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from limits import RateLimitItem, RateLimitItemPerSecond, parse
+from limits.aio.storage import MemoryStorage, RedisStorage, Storage
+from limits.aio.strategies import MovingWindowRateLimiter
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from corridor.auth.callers import Caller
+from corridor.config import Settings
+from corridor.kit.errors import CorridorError, Unauthorized
+from corridor.kit.logging import get_logger
+from corridor.models.organization import Organization
+
+logger = get_logger("corridor.ratelimits")
+
+# How long an organization's own per-key limit is trusted before it is read again.
+organization_limit_cache_s = 30.0
+REQUEST_STATE_KEY = "rate_limit"
+
+
+class RateLimited(CorridorError):
+    status, code = 429, "rate_limited"
+
+    def __init__(self, message: str, window: WindowState) -> None:
+        super().__init__(message, headers={"Retry-After": str(window.reset_s), **window.headers()})
+
+
+@dataclass(frozen=True, slots=True)
+class WindowState:
+    limit: int
+    remaining: int
+    reset_s: int  # seconds until the window has room again (Retry-After when spent)
+    window_s: int
+
+    def headers(self) -> dict[str, str]:
+        """The RateLimit header fields (IETF httpapi draft): limit, remaining, reset."""
+        return {
+            "RateLimit-Limit": str(self.limit),
+            "RateLimit-Remaining": str(max(self.remaining, 0)),
+            "RateLimit-Reset": str(self.reset_s),
+            "RateLimit-Policy": f"{self.limit};w={self.window_s}",
+        }
+
+
+def storage_for(redis_url: str | None) -> Storage:
+    """Memory by default; Redis (redis-py's asyncio client) when a URL is set."""
+    if not redis_url:
+        return MemoryStorage()
+    scheme, _, rest = redis_url.partition("://")
+    if scheme not in ("redis", "rediss"):
+        raise ValueError("CORRIDOR_REDIS_URL must be a redis:// or rediss:// URL")
+    return RedisStorage(f"async+{scheme}://{rest}", implementation="redispy", key_prefix="corridor")
+
+
+class RateLimiter:
+    def __init__(self, settings: Settings, storage: Storage | None = None) -> None:
+        self.enabled = settings.rate_limits_enabled
+        self.storage = storage or storage_for(settings.redis_url)
+        self._windows = MovingWindowRateLimiter(self.storage)
+        self._sign_in_per_email = parse(settings.rate_limit_sign_in_failures_per_email)
+        self._sign_in_per_address = parse(settings.rate_limit_sign_in_failures_per_address)
+        self._auth_per_address = parse(settings.rate_limit_authentication_failures_per_address)
+        self._per_key_default = settings.rate_limit_requests_per_key
+        self._per_key_max = settings.rate_limit_requests_per_key_max
+        self._per_second: dict[int, RateLimitItem] = {}
+        self._organization_limits: dict[str, tuple[int | None, float]] = {}
+
+    # --- windows -----------------------------------------------------------------------
+
+    async def _state(self, item: RateLimitItem, *identifiers: str) -> WindowState:
+        stats = await self._windows.get_window_stats(item, *identifiers)
+        reset_s = max(1, math.ceil(stats.reset_time - time.time()))
+        return WindowState(item.amount, stats.remaining, reset_s, item.get_expiry())
+
+    async def _refuse_if_spent(self, message: str, item: RateLimitItem, *identifiers: str) -> None:
+        if not await self._windows.test(item, *identifiers):
+            raise RateLimited(message, await self._state(item, *identifiers))
+
+    async def _guarded(self, coroutine: Any) -> Any:
+        """Run a storage call; a storage that cannot be reached lets the request through."""
+        try:
+            return await coroutine
+        except RateLimited:
+            raise
+        except Exception as error:  # Redis down, timeouts: fail open, loudly
+            logger.error("rate_limit_storage_error", error=repr(error))
+            return None
+
+    # --- console sign-in ---------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def sign_in_attempt(self, *, email: str, address: str) -> AsyncIterator[None]:
+        """Refuse while the email's or the address's failures are spent; count a failure
+        (Unauthorized from the block); a success clears the email's count."""
+        if not self.enabled:
+            yield
+            return
+        email = email.strip().lower()
+        message = "Too many failed sign-ins; wait before trying again"
+        await self._guarded(self._refuse_if_spent(message, self._sign_in_per_email, "email", email))
+        await self._guarded(
+            self._refuse_if_spent(message, self._sign_in_per_address, "sign-in", address)
+        )
+        try:
+            yield
+        except Unauthorized:
+            await self._guarded(self._windows.hit(self._sign_in_per_email, "email", email))
+            await self._guarded(self._windows.hit(self._sign_in_per_address, "sign-in", address))
+            raise
+        await self._guarded(self._windows.clear(self._sign_in_per_email, "email", email))
+
+    # --- authentication ----------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def authentication_attempt(self, *, address: str) -> AsyncIterator[None]:
+        """Refuse while the address's failed authentications are spent; count a failure."""
+        if not self.enabled:
+            yield
+            return
+        await self._guarded(
+            self._refuse_if_spent(
+                "Too many requests with credentials that do not authenticate; wait before "
+                "trying again",
+                self._auth_per_address,
+                "auth",
+                address,
+            )
+        )
+        try:
+            yield
+        except Unauthorized:
+            await self._guarded(self._windows.hit(self._auth_per_address, "auth", address))
+            raise
+
+    # --- requests per credential ---------------------------------------------------------
+
+    async def hit_request(self, session: AsyncSession, caller: Caller) -> WindowState | None:
+        """Count one request of the caller's credential; RateLimited when over its limit."""
+        if not self.enabled:
+            return None
+        per_second = await self._per_key_limit(session, caller.organization_id)
+        item = self._per_second.get(per_second)
+        if item is None:
+            item = self._per_second.setdefault(per_second, RateLimitItemPerSecond(per_second))
+        return await self._guarded(self._hit_request(item, caller.actor_id))
+
+    async def _hit_request(self, item: RateLimitItem, actor_id: str) -> WindowState:
+        allowed = await self._windows.hit(item, "key", actor_id)
+        state = await self._state(item, "key", actor_id)
+        if not allowed:
+            raise RateLimited(
+                f"Too many requests with this credential: at most {item.amount} per second",
+                state,
+            )
+        return state
+
+    def forget(self, organization_id: str) -> None:
+        """Read the organization's own limit again on its next request (it just changed)."""
+        self._organization_limits.pop(organization_id, None)
+
+    async def _per_key_limit(self, session: AsyncSession, organization_id: str) -> int:
+        now = time.monotonic()
+        cached = self._organization_limits.get(organization_id)
+        if cached is None or cached[1] <= now:
+            # Authentication loaded an organization key's organization already: no query then.
+            organization = await session.get(Organization, organization_id)
+            document = organization.configuration if organization is not None else {}
+            own = (document or {}).get("requestsPerSecondPerKey")
+            cached = (int(own) if own else None, now + organization_limit_cache_s)
+            self._organization_limits[organization_id] = cached
+        own_limit = cached[0]
+        return self._per_key_default if own_limit is None else min(own_limit, self._per_key_max)
+
+
+def client_address(scope_client: Any) -> str:
+    """The peer address (behind a proxy, run uvicorn with --proxy-headers and
+    --forwarded-allow-ips so this is the client's)."""
+    return scope_client.host if scope_client is not None else "unknown"

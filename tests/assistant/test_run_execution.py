@@ -1,0 +1,130 @@
+"""How runs are carried out: events streamed over SSE and resumed with Last-Event-ID, a
+run resumed after its worker died, and the ceilings on tool calls and tokens."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from datetime import timedelta
+
+from pydantic_ai.messages import ModelResponse, ToolCallPart
+from pydantic_ai.models.function import FunctionModel
+
+from corridor.assistant.execution import AssistantEnvironment, _claim
+from corridor.assistant.providers import ChosenModel
+from tests.agents.conftest import Owner
+from tests.assistant.conftest import drive, start
+
+
+def _events(body: str) -> list[dict]:
+    found = []
+    for block in body.replace("\r\n", "\n").split("\n\n"):
+        fields: dict = {}
+        for line in block.splitlines():
+            name, _, value = line.partition(":")
+            if name in {"id", "event", "data"}:
+                fields[name] = value.strip()
+        if "id" in fields:
+            fields["data"] = json.loads(fields["data"])
+            found.append(fields)
+    return found
+
+
+async def test_run_events_stream_in_order_and_resume_after_last_event_id(app, owner: Owner) -> None:
+    chat = await start(owner.client)
+    sent = await chat.say(f"balance of {owner.usd_account}")
+    run_id = sent["run"]["id"]
+    await drive(app)
+    response = await owner.client.get(f"/v1/assistant/runs/{run_id}/events")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/event-stream")
+    events = _events(response.text)
+    sequences = [int(event["id"]) for event in events]
+    assert sequences == list(range(1, len(events) + 1))
+    statuses = [event["data"]["status"] for event in events if event["event"] == "run.status"]
+    assert statuses == ["queued", "running", "completed"]
+    kinds = {event["event"] for event in events}
+    assert {"message.created", "text.delta"} <= kinds
+    streamed = "".join(e["data"]["text"] for e in events if e["event"] == "text.delta")
+    assert streamed == await chat.last_text()
+
+    resumed = await owner.client.get(
+        f"/v1/assistant/runs/{run_id}/events", headers={"Last-Event-ID": events[2]["id"]}
+    )
+    assert [event["id"] for event in _events(resumed.text)] == [e["id"] for e in events[3:]]
+
+
+async def test_a_run_whose_worker_died_is_resumed_after_its_lease(app, owner: Owner, clock) -> None:
+    chat = await start(owner.client)
+    sent = await chat.say(f"balance of {owner.usd_account}")
+    run_id = sent["run"]["id"]
+    assert await _claim(app.state.assistant) == [run_id]  # then the worker "dies"
+    assert (await chat.run(run_id))["status"] == "running"
+    assert await drive(app) == 0, "a live lease is respected"
+    clock.set(clock.now() + timedelta(seconds=app.state.settings.assistant_run_lease_s + 1))
+    assert await drive(app) == 1
+    run = await chat.run(run_id)
+    assert run["status"] == "completed"
+    assert "1000000.00 USD available" in await chat.last_text()
+
+
+def _scripted(function) -> ChosenModel:
+    return ChosenModel("scripted", "scripted", FunctionModel(function, model_name="scripted"))
+
+
+async def test_tool_call_ceiling_fails_the_run_clearly(app, owner: Owner) -> None:
+    def endless(messages, info):
+        return ModelResponse(
+            parts=[
+                ToolCallPart(
+                    "get_balance",
+                    {"accountId": owner.usd_account},
+                    tool_call_id=f"c{len(messages)}",
+                )
+            ]
+        )
+
+    environment = AssistantEnvironment(app.state.tools, model_of=lambda: _scripted(endless))
+    chat = await start(owner.client)
+    sent = await chat.say("loop")
+    await drive(app, environment)
+    run = await chat.run(sent["run"]["id"])
+    assert run["status"] == "failed"
+    assert run["error"].startswith("tool_call_limit_exceeded")
+    assert run["endedAt"] is not None
+
+
+async def test_token_ceiling_fails_the_run_clearly(app, owner: Owner) -> None:
+    def chatty(messages, info):
+        return ModelResponse(
+            parts=[
+                ToolCallPart(
+                    "get_balance",
+                    {"accountId": owner.usd_account},
+                    tool_call_id=f"c{len(messages)}",
+                )
+            ]
+        )
+
+    settings = app.state.settings.model_copy(update={"assistant_run_tokens_max": 1000})
+    tools = replace(app.state.tools, settings=settings)
+    environment = AssistantEnvironment(tools, model_of=lambda: _scripted(chatty))
+    chat = await start(owner.client)
+    sent = await chat.say("padding " * 300)
+    await drive(app, environment)
+    run = await chat.run(sent["run"]["id"])
+    assert run["status"] == "failed"
+    assert run["error"].startswith("token_limit_exceeded")
+
+
+async def test_a_provider_failure_fails_the_run_with_its_reason(app, owner: Owner) -> None:
+    def broken(messages, info):
+        raise RuntimeError("upstream said no")
+
+    environment = AssistantEnvironment(app.state.tools, model_of=lambda: _scripted(broken))
+    chat = await start(owner.client)
+    sent = await chat.say("hello")
+    await drive(app, environment)
+    run = await chat.run(sent["run"]["id"])
+    assert run["status"] == "failed"
+    assert "upstream said no" in run["error"]

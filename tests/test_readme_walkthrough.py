@@ -1,0 +1,90 @@
+"""The README's walkthrough (every shell block from "Try it with curl" to the Python SDK)
+runs top to bottom in one bash, twice in a row, against a live server with its workers:
+every command must succeed (`set -euo pipefail`), and nothing may be written into the
+checkout."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.live_server import LiveServer, live_corridor
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+README = CHECKOUT / "README.md"
+walkthrough_run_s_max = 900
+
+
+def walkthrough_blocks() -> list[str]:
+    text = README.read_text()
+    section = text[text.index("## Try it with curl") : text.index("## Python SDK")]
+    return re.findall(r"```sh\n(.*?)```", section, flags=re.DOTALL)
+
+
+def _checkout_state() -> set[str]:
+    listed = subprocess.run(
+        ["git", "status", "--porcelain", "--ignored", "--untracked-files=all"],
+        cwd=CHECKOUT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return {line for line in listed.splitlines() if "__pycache__" not in line}
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory) -> Iterator[LiveServer]:
+    with live_corridor("sqlite", tmp_path_factory.mktemp("readme"), workers=True) as server:
+        yield server
+
+
+def test_the_walkthrough_has_every_section():
+    blocks = walkthrough_blocks()
+    assert len(blocks) >= 9
+    assert any("corridor listen" in block for block in blocks)
+    assert not any(
+        "> " in line and ".json" in line for block in blocks for line in block.splitlines()
+    )
+
+
+def test_the_walkthrough_runs_twice_in_one_shell_and_writes_nothing_into_the_checkout(
+    live, tmp_path
+):
+    script = "\n".join(walkthrough_blocks())
+    whole = (
+        "set -euo pipefail\n"
+        "trap 'echo \"FAILED (exit $?) at line $LINENO: $BASH_COMMAND\" >&2' ERR\n"
+        f"{script}\necho 'first run done'\n{script}\necho 'second run done'\n"
+    )
+    environment = {
+        key: value for key, value in os.environ.items() if not key.startswith("CORRIDOR_")
+    }
+    environment |= {
+        "CORRIDOR_API_KEY": live.api_key,
+        "CORRIDOR_BASE_URL": live.base_url,
+        "CORRIDOR_CONSOLE_EMAIL": live.console_email,
+        "CORRIDOR_CONSOLE_PASSWORD": live.console_password,
+        "TMPDIR": str(tmp_path),
+    }
+    before = _checkout_state()
+    ran = subprocess.run(
+        ["bash", "-c", whole],
+        cwd=CHECKOUT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=walkthrough_run_s_max,
+    )
+    assert ran.returncode == 0, (
+        f"{ran.stderr[-4000:]}\n---\n{ran.stdout[-4000:]}\n---\n{live.log_tail()}"
+    )
+    assert "second run done" in ran.stdout
+    assert ran.stdout.count(" COMPLETED") >= 6  # payout, deposit, fixed route, on both runs
+    assert ran.stdout.count("account.funded") >= 2
+    assert ran.stdout.count("Removed endpoint") == 2
+    assert _checkout_state() == before

@@ -214,12 +214,57 @@ def test_a_bad_setting_is_named_in_one_line(environment):
     assert "CORRIDOR_PORT" in line
 
 
-def test_keys_create_for_an_unknown_organization_has_no_traceback(environment):
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("keys", "create"),
+        ("keys", "list"),
+        ("keys", "revoke", "key_01jd3x0p6x9e3k2v1m8q4r7s5t"),
+        ("webhooks", "replay", "ep_01jd3x0p6x9e3k2v1m8q4r7s5t", "--since", "1h"),
+    ],
+)
+@pytest.mark.parametrize("debug", [False, True])
+def test_an_unknown_organization_is_one_line_with_status_2(environment, command, debug):
+    """It used to reach the database: keys create failed on the foreign key (its traceback
+    carried the INSERT); keys list printed an empty table."""
     corridor(environment, "init", "--json")
-    failed = corridor(environment, "keys", "create", "-o", "org_nope", check=False)
-    assert failed.returncode != 0
-    assert "Traceback" not in failed.stderr
-    assert len(failed.stderr.strip().splitlines()) == 1, failed.stderr
+    failed = corridor(
+        environment, *(["--debug"] if debug else []), *command, "-o", "org_nope", check=False
+    )
+    assert failed.returncode == 2, failed
+    assert failed.stderr == "corridor: no such organization: org_nope\n"
+    assert failed.stdout == ""
+
+
+async def test_a_database_error_never_carries_the_statement_values(environment, tmp_path):
+    """Every engine the CLI opens hides parameters, so a traceback (--debug) or the one-line
+    error shows the statement but never the values, a key's secret hash among them."""
+    from sqlalchemy import text
+    from sqlalchemy.exc import IntegrityError
+
+    from corridor.kit.db import Database
+    from corridor.kit.failures import describe_failure
+
+    corridor(environment, "init", "--json")
+    database = Database(environment["CORRIDOR_DATABASE_URL"])
+    secret_hash = "f" * 64
+    try:
+        with pytest.raises(IntegrityError) as raised:
+            async with database.session() as session, session.begin():
+                await session.execute(
+                    text(
+                        "INSERT INTO api_keys (id, organization_id, kind, name, scopes,"
+                        " environment, prefix, secret_hash, created_at) VALUES ('key_x',"
+                        " :organization, 'ORGANIZATION', 'k', '[]', 'sandbox', 'p', :hash,"
+                        " CURRENT_TIMESTAMP)"
+                    ),
+                    {"organization": "org_nope", "hash": secret_hash},
+                )
+    finally:
+        await database.dispose()
+    assert secret_hash not in str(raised.value)
+    assert "hidden" in str(raised.value)
+    assert secret_hash not in describe_failure(raised.value)
 
 
 def test_keys_list_fits_80_columns_and_keeps_whole_ids(environment):

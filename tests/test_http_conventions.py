@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.conftest import assert_error
 
 
@@ -51,6 +53,47 @@ async def test_wrong_types_are_validation_errors(tenant):
 async def test_unknown_path_and_method_use_the_error_shape(tenant):
     assert_error(await tenant.client.get("/v1/no-such-thing"), 404, "not_found")
     assert_error(await tenant.client.put("/v1/api-keys"), 405, "method_not_allowed")
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("DELETE", "/v1/transfers", "GET, POST"),
+        ("PUT", "/v1/transfers", "GET, POST"),
+        ("PUT", "/v1/customers/cus_01jd3x0p6x9e3k2v1m8q4r7s5t", "GET, PATCH"),
+        ("DELETE", "/v1/customers/cus_01jd3x0p6x9e3k2v1m8q4r7s5t", "GET, PATCH"),
+        ("PUT", "/v1/api-keys", "GET, POST"),
+        ("GET", "/v1/transfers/tr_01jd3x0p6x9e3k2v1m8q4r7s5t/submit", "POST"),
+        ("DELETE", "/v1/health", "GET"),
+    ],
+)
+async def test_a_405_lists_the_methods_the_path_accepts_in_allow(tenant, method, path, allowed):
+    """RFC 9110 15.5.6: a 405 carries Allow; Starlette's own header named only the first
+    route of the path (GET), not the POST beside it."""
+    response = await tenant.client.request(method, path)
+    assert_error(response, 405, "method_not_allowed")
+    assert response.headers["allow"] == allowed
+
+
+async def test_every_405_of_every_documented_path_carries_allow(app, tenant):
+    """Every path of the OpenAPI document, asked with each method it does not document,
+    answers 405 with Allow naming at least the documented methods and never the refused
+    one (a literal path such as /v1/customers/individual may also match a templated one,
+    whose methods then answer instead)."""
+    every_method = {"GET", "POST", "PUT", "PATCH", "DELETE"}
+    refusals = 0
+    for template, operations in app.openapi()["paths"].items():
+        path = template.replace("{", "x").replace("}", "")
+        accepted = {method.upper() for method in operations}
+        for method in sorted(every_method - accepted):
+            response = await tenant.client.request(method, path)
+            if response.status_code != 405:
+                continue
+            refusals += 1
+            allowed = set(response.headers["allow"].split(", "))
+            assert allowed >= accepted and method not in allowed, (method, path, allowed)
+            assert response.json()["code"] == "method_not_allowed"
+    assert refusals > 200
 
 
 async def test_body_over_one_mebibyte_is_refused(tenant):

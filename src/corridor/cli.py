@@ -7,7 +7,7 @@ import json
 import os
 import subprocess
 import sys
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich import box
@@ -496,12 +496,21 @@ async def _resolve_organization(session, organization_id: str | None) -> str:
     from corridor.organizations import repository
 
     if organization_id:
+        # Checked here: a key or a replay for an organization that does not exist would
+        # otherwise reach the database and fail on its foreign key.
+        if await repository.organization_by_id(session, organization_id) is None:
+            _usage_error(f"no such organization: {organization_id}")
         return organization_id
     only = await repository.only_organization_id(session)
     if only is None:
-        errors.print("[red]Several organizations (or none) exist: pass --organization org_…[/red]")
-        raise typer.Exit(code=2)
+        _usage_error("several organizations (or none) exist: pass --organization org_…")
     return only
+
+
+def _usage_error(message: str) -> NoReturn:
+    """One line on stderr, `corridor: …`, and exit status 2 (the command was asked wrongly)."""
+    errors.print(f"corridor: {message}", markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(code=2)
 
 
 @keys_app.command("create")

@@ -218,6 +218,36 @@ async def test_a_message_sent_to_no_endpoint_is_canceled(tenant, app):
     assert shown["deliveries"] == []
 
 
+async def test_a_message_no_endpoint_wanted_is_canceled_everywhere_until_resent(
+    tenant, app, make_receiver
+):
+    """CANCELED without endpointId means "fanned out, and no endpoint took it": none existed,
+    or none subscribed to its type (an endpoint made later does not get it). The list and
+    the message agree, nextAttempt is null, no endpoint's filter lists it, and it stays so
+    until a resend to a named endpoint gives it a delivery (README, Webhooks)."""
+    receiver = make_receiver()
+    other_type = await create_endpoint(tenant.client, receiver.url, eventTypes=["x.other"])
+    [message_id] = await emit_events(app, tenant.organization_id, event_type=PING)
+    await deliver(app)
+    later = await create_endpoint(tenant.client, receiver.url)
+    await deliver(app)
+    shown = await message(tenant.client, message_id)
+    assert (shown["status"], shown["nextAttempt"], shown["deliveries"]) == ("CANCELED", None, [])
+    [listed] = (await _list(tenant.client, eventTypes=PING))["data"]
+    assert (listed["id"], listed["status"], listed["nextAttempt"]) == (message_id, "CANCELED", None)
+    for endpoint_id in (other_type["id"], later["id"]):
+        assert (await _list(tenant.client, endpointId=endpoint_id))["data"] == []
+    assert receiver.ids() == []
+    resent = await tenant.client.post(
+        f"/v1/webhooks/messages/{message_id}/resend", json={"endpointId": later["id"]}
+    )
+    assert resent.status_code == 202, resent.text
+    assert (await message(tenant.client, message_id))["status"] == "PENDING"
+    await deliver(app)
+    assert (await message(tenant.client, message_id))["status"] == "SUCCESS"
+    assert receiver.ids() == [message_id]
+
+
 @pytest.mark.parametrize("moment", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-05:00"])
 async def test_times_outside_the_utc_range_are_validation_errors(tenant, moment):
     response = await tenant.client.get(PATH, params={"after": moment})

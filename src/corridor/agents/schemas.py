@@ -11,7 +11,15 @@ from corridor.agents import spend
 from corridor.agents.rules import AgentStatus, ApprovalDecision, OverLimitAction, PayeeType
 from corridor.auth.schemas import KEY_REPLAY_NOTE
 from corridor.kit.money import MoneyError, parse_minor_units
-from corridor.kit.schemas import CurrencyCode, RequestModel, ResponseModel, ShownOnce, Timestamp
+from corridor.kit.schemas import (
+    CurrencyCode,
+    MultiLineText,
+    RequestModel,
+    ResponseModel,
+    ShownOnce,
+    SingleLineText,
+    Timestamp,
+)
 
 name_chars_max = 200
 description_chars_max = 1000
@@ -59,10 +67,11 @@ class AllowlistEntry(RequestModel):
 
 Allowlist = Annotated[list[AllowlistEntry], Field(max_length=allowlist_entries_max)]
 Name = Annotated[
-    StrictStr, Field(min_length=1, max_length=name_chars_max, examples=["Invoice bot"])
+    SingleLineText, Field(min_length=1, max_length=name_chars_max, examples=["Invoice bot"])
 ]
 Description = Annotated[
-    StrictStr, Field(max_length=description_chars_max, examples=["Pays approved supplier invoices"])
+    MultiLineText,
+    Field(max_length=description_chars_max, examples=["Pays approved supplier invoices"]),
 ]
 
 

@@ -13,10 +13,10 @@ from corridor.assistant.rules import (
     pinned_label_chars_max,
     title_chars_max,
 )
-from corridor.kit.schemas import RequestModel, ResponseModel, Sparse, Timestamp
+from corridor.kit.schemas import RequestModel, ResponseModel, SingleLineText, Sparse, Timestamp
 from corridor.models.assistant import AssistantMessage, AssistantRun
 
-Title = Annotated[StrictStr, Field(min_length=1, max_length=title_chars_max)]
+Title = Annotated[SingleLineText, Field(min_length=1, max_length=title_chars_max)]
 Identifier = Annotated[StrictStr, Field(min_length=1, max_length=64)]
 
 
@@ -25,7 +25,7 @@ class PinnedContextIn(RequestModel):
 
     type: PinnedType = PinnedType.CUSTOMER
     id: Identifier
-    label: Annotated[StrictStr, Field(max_length=pinned_label_chars_max)] | None = None
+    label: Annotated[SingleLineText, Field(max_length=pinned_label_chars_max)] | None = None
 
 
 class ThreadCreate(RequestModel):
@@ -97,6 +97,9 @@ class AssistantThreadList(ResponseModel):
 
 
 class AssistantMessageCreate(RequestModel):
+    # Chat text keeps zero-width joiners (emoji sequences, Persian and Indic scripts).
+    free_text_fields: ClassVar[frozenset[str]] = frozenset({"text"})
+
     model_config = ConfigDict(
         json_schema_extra={
             "examples": [{"text": "Send 25 USD to Bob Builder from acc_01jd3x0p6x9e3k2v1m8q4r7s5t"}]

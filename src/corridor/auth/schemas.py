@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field, StrictStr
 
-from corridor.kit.schemas import RequestModel, ResponseModel, ShownOnce, Timestamp
+from corridor.kit.schemas import RequestModel, ResponseModel, ShownOnce, SingleLineText, Timestamp
 
 # What an idempotent replay of a key's creation says in place of the secret.
 KEY_REPLAY_NOTE = (
@@ -25,7 +25,9 @@ class ApiKeyCreate(RequestModel):
         }
     )
 
-    name: Annotated[StrictStr, Field(min_length=1, max_length=200, examples=["Payouts backend"])]
+    name: Annotated[
+        SingleLineText, Field(min_length=1, max_length=200, examples=["Payouts backend"])
+    ]
     scopes: Annotated[
         list[Annotated[StrictStr, Field(max_length=40)]],
         Field(max_length=32, examples=[["*"], ["transfers:read", "transfers:write"]]),

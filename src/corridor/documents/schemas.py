@@ -14,7 +14,7 @@ from corridor.documents.rules import (
     document_bytes_max,
     file_name_chars_max,
 )
-from corridor.kit.schemas import RequestModel, ResponseModel, ShownOnce, Timestamp
+from corridor.kit.schemas import RequestModel, ResponseModel, ShownOnce, SingleLineText, Timestamp
 from corridor.models.document import Document
 
 _DOCUMENT_ID = "doc_01jd3x0p6x9e3k2v1m8q4r7s5t"
@@ -43,8 +43,8 @@ class UploadRequestCreate(RequestModel):
     customer_id: Identifier | None = Field(default=None, examples=[_CUSTOMER_ID])
     transfer_id: Identifier | None = Field(default=None, examples=[None])
     purpose: DocumentPurpose = Field(examples=[DocumentPurpose.PROOF_OF_ADDRESS])
-    file_name: Annotated[StrictStr, Field(min_length=1, max_length=file_name_chars_max)] = Field(
-        examples=["utility-bill.pdf"]
+    file_name: Annotated[SingleLineText, Field(min_length=1, max_length=file_name_chars_max)] = (
+        Field(examples=["utility-bill.pdf"])
     )
     content_type: Annotated[StrictStr, Field(min_length=1, max_length=100)] = Field(
         description=f"One of {', '.join(ACCEPTED_CONTENT_TYPES)}; checked against the bytes",

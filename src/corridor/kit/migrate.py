@@ -49,7 +49,8 @@ def pending_migrations(database_url: str) -> list[Migration]:
 
 
 async def _current_heads(database_url: str) -> tuple[str, ...]:
-    engine = create_async_engine(database_url)
+    # hide_parameters as in kit.db: a migration's failure never prints the values it wrote.
+    engine = create_async_engine(database_url, hide_parameters=True)
     try:
         async with engine.connect() as connection:
             return await connection.run_sync(

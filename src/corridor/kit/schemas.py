@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, ClassVar
 
@@ -10,16 +12,103 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    GetJsonSchemaHandler,
     PlainSerializer,
     StrictStr,
+    ValidationInfo,
     field_validator,
     model_serializer,
     model_validator,
 )
 from pydantic.alias_generators import to_camel
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 from corridor.kit.clock import isoformat_z
 from corridor.kit.money import MoneyError, amount_object, currency, parse_minor_units
+
+# Characters no name, reference or remark needs and that can hide or disguise text: C0
+# controls but tab, line feed and carriage return; DEL and the C1 controls; zero-width
+# spaces, joiners and marks (U+200B-U+200F); bidirectional embeddings, overrides and
+# isolates (U+202A-U+202E, U+2066-U+2069); the byte-order mark (U+FEFF).
+_HIDDEN_CHARACTERS = (
+    r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff"
+)
+# A single line also refuses tab, line feed, carriage return and the Unicode separators.
+_LINE_BREAKS = r"\t\n\r\u2028\u2029"
+# The same classes as JSON Schema (ECMA-262) patterns, stated in the OpenAPI document.
+multi_line_text_pattern = f"^[^{_HIDDEN_CHARACTERS}]*$"
+single_line_text_pattern = f"^[^{_HIDDEN_CHARACTERS}{_LINE_BREAKS}]*$"
+_MULTI_LINE = re.compile(f"[{_HIDDEN_CHARACTERS}]")
+_SINGLE_LINE = re.compile(f"[{_HIDDEN_CHARACTERS}{_LINE_BREAKS}]")
+
+
+def _first_refused(text: str, refused: re.Pattern[str]) -> str | None:
+    found = refused.search(text)
+    if found is None:
+        return None
+    name = " NUL" if found.group() == "\x00" else ""
+    return f"U+{ord(found.group()):04X}{name} at position {found.start()}"
+
+
+def refuse_hidden_characters(text: str) -> str:
+    if (where := _first_refused(text, _MULTI_LINE)) is not None:
+        raise ValueError(
+            f"must not contain control, zero-width or bidirectional-control characters ({where})"
+        )
+    return text
+
+
+def refuse_line_breaks_and_hidden_characters(text: str) -> str:
+    refuse_hidden_characters(text)
+    if (where := _first_refused(text, _SINGLE_LINE)) is not None:
+        raise ValueError(f"must be a single line without tabs or line breaks ({where})")
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class _StatedPattern:
+    """Puts the pattern a validator applies into the field's JSON schema (a marker, not a
+    `Field(json_schema_extra=…)`, so it composes with `Omittable`'s callable)."""
+
+    pattern: str
+
+    def __get_pydantic_json_schema__(
+        self, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        schema = handler(core_schema)
+        schema["pattern"] = self.pattern
+        return schema
+
+
+# Free text that may run over several lines (remarks, descriptions, reasons).
+MultiLineText = Annotated[
+    StrictStr,
+    AfterValidator(refuse_hidden_characters),
+    _StatedPattern(multi_line_text_pattern),
+]
+# Names, titles, labels and references: one line of visible text.
+SingleLineText = Annotated[
+    StrictStr,
+    AfterValidator(refuse_line_breaks_and_hidden_characters),
+    _StatedPattern(single_line_text_pattern),
+]
+
+
+def _hidden_character_in(value: Any) -> str | None:
+    """Where text anywhere inside `value` holds a hidden character (see above), or None."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if (where := _first_refused(item, _MULTI_LINE)) is not None:
+                return where
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list | tuple | set | frozenset):
+            pending.extend(item)
+    return None
 
 
 def contains_nul_character(value: Any) -> bool:
@@ -38,17 +127,60 @@ def contains_nul_character(value: Any) -> bool:
     return False
 
 
+def _state_the_text_pattern(schema: dict[str, Any]) -> None:
+    """Give every string of a request field the pattern its validator applies (nested
+    models are definitions of their own, stated when they are made)."""
+    if schema.get("type") == "string" and not {"pattern", "enum", "const", "format"} & set(schema):
+        schema["pattern"] = multi_line_text_pattern
+    for key in ("anyOf", "oneOf", "allOf"):
+        for option in schema.get(key, []):
+            _state_the_text_pattern(option)
+    for key in ("items", "additionalProperties"):
+        if isinstance(schema.get(key), dict):
+            _state_the_text_pattern(schema[key])
+    for field in schema.get("properties", {}).values():
+        _state_the_text_pattern(field)
+
+
 class RequestModel(BaseModel):
-    """A request body: camelCase names only, unknown fields refused, no NUL characters."""
+    """A request body: camelCase names only, unknown fields refused, no hidden characters.
+
+    Every string anywhere in a body refuses NUL, the other control characters but tab and
+    line breaks, zero-width and bidirectional-control characters; names and references
+    (`SingleLineText`) refuse tabs and line breaks too. A model may name fields in
+    `free_text_fields` that take any character but NUL (chat text, where emoji and some
+    scripts need zero-width joiners)."""
 
     model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=False)
+    free_text_fields: ClassVar[frozenset[str]] = frozenset()
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        schema = handler(core_schema)
+        definition = handler.resolve_ref_schema(schema)
+        free = {to_camel(name) for name in cls.free_text_fields}
+        for name, field in definition.get("properties", {}).items():
+            if name not in free:
+                _state_the_text_pattern(field)
+        return schema
 
     @field_validator("*", mode="after")
     @classmethod
-    def _refuse_nul_characters(cls, value: Any) -> Any:
+    def _refuse_hidden_characters(cls, value: Any, info: ValidationInfo) -> Any:
         # Nested request models check their own fields, so only plain values are walked here.
-        if not isinstance(value, BaseModel) and contains_nul_character(value):
-            raise ValueError("must not contain NUL (\\u0000) characters")
+        if isinstance(value, BaseModel):
+            return value
+        if info.field_name in cls.free_text_fields:
+            if contains_nul_character(value):
+                raise ValueError("must not contain NUL (\\u0000) characters")
+            return value
+        if (where := _hidden_character_in(value)) is not None:
+            raise ValueError(
+                "must not contain control, zero-width or bidirectional-control characters"
+                f" ({where})"
+            )
         return value
 
 
@@ -80,7 +212,7 @@ def _country_code(code: str) -> str:
 
 CurrencyCode = Annotated[StrictStr, AfterValidator(_currency_code)]
 CountryCode = Annotated[StrictStr, AfterValidator(_country_code)]
-ShortText = Annotated[StrictStr, Field(min_length=1, max_length=200)]
+ShortText = Annotated[SingleLineText, Field(min_length=1, max_length=200)]
 
 
 class AmountIn(RequestModel):
@@ -116,10 +248,10 @@ class Amount(ResponseModel):
 
 
 class AddressIn(RequestModel):
-    address_line1: Annotated[StrictStr, Field(min_length=1, max_length=200)]
-    address_line2: Annotated[StrictStr, Field(max_length=200)] | None = None
-    city: Annotated[StrictStr, Field(min_length=1, max_length=100)]
-    state: Annotated[StrictStr, Field(max_length=100)] | None = None
+    address_line1: Annotated[SingleLineText, Field(min_length=1, max_length=200)]
+    address_line2: Annotated[SingleLineText, Field(max_length=200)] | None = None
+    city: Annotated[SingleLineText, Field(min_length=1, max_length=100)]
+    state: Annotated[SingleLineText, Field(max_length=100)] | None = None
     postal_code: Annotated[StrictStr, Field(max_length=20)] | None = None
     country: CountryCode
 

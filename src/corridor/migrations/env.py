@@ -34,7 +34,8 @@ def _run_sync(connection) -> None:
 async def _run_async() -> None:
     url = config.get_main_option("sqlalchemy.url")
     assert url is not None, "kit.migrate sets sqlalchemy.url"
-    engine = create_async_engine(url)
+    # hide_parameters as in kit.db: a migration's failure never prints the values it wrote.
+    engine = create_async_engine(url, hide_parameters=True)
     try:
         async with engine.connect() as connection:
             await connection.run_sync(_run_sync)

@@ -24,6 +24,7 @@ from corridor.kit.schemas import (
     RequestModel,
     ResponseModel,
     ShownOnce,
+    SingleLineText,
     Timestamp,
 )
 from corridor.organizations import configuration as rules
@@ -49,7 +50,7 @@ def _valid_account_currencies(codes: list[str]) -> list[str]:
 
 
 OrganizationName = Annotated[
-    StrictStr,
+    SingleLineText,
     Field(min_length=1, max_length=organization_name_chars_max, examples=["Acme Payments"]),
     AfterValidator(_not_blank),
 ]

@@ -13,6 +13,7 @@ from corridor.kit.schemas import (
     CurrencyCode,
     RequestModel,
     ResponseModel,
+    SingleLineText,
     Timestamp,
 )
 from corridor.models.party import Counterparty, ExternalAccount, ExternalWallet
@@ -32,10 +33,12 @@ bank_code_chars_max = 64
 wallet_address_chars_max = 64
 
 ResourceId = Annotated[StrictStr, Field(min_length=1, max_length=64)]
-PartyName = Annotated[StrictStr, Field(min_length=1, max_length=name_chars_max)]
-HolderName = Annotated[StrictStr, Field(min_length=1, max_length=account_holder_name_chars_max)]
-Label = Annotated[StrictStr, Field(max_length=label_chars_max)]
-BankName = Annotated[StrictStr, Field(min_length=1, max_length=bank_name_chars_max)]
+PartyName = Annotated[SingleLineText, Field(min_length=1, max_length=name_chars_max)]
+HolderName = Annotated[
+    SingleLineText, Field(min_length=1, max_length=account_holder_name_chars_max)
+]
+Label = Annotated[SingleLineText, Field(max_length=label_chars_max)]
+BankName = Annotated[SingleLineText, Field(min_length=1, max_length=bank_name_chars_max)]
 
 _ADDRESS_EXAMPLE: dict[str, Any] = {
     "addressLine1": "Bahnhofstrasse 1",

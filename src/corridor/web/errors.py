@@ -10,6 +10,7 @@ from fastapi.responses import Response
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match, Mount
 
 from corridor.kit.errors import CorridorError, InvalidJson, ServiceUnavailable, render_error
 
@@ -74,6 +75,27 @@ _HTTP_CODES = {
 }
 
 
+_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
+# StaticFiles (the reference pages' assets) matches any method, then refuses all but these.
+_MOUNT_METHODS = frozenset({"GET", "HEAD"})
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """The methods the request's path answers, for a 405's `Allow` header (RFC 9110 15.5.6).
+
+    Starlette's router stops at the first route whose path matches, so its own header names
+    only that route's methods; here the router is asked about each method in turn."""
+    allowed = []
+    for method in _METHODS:
+        scope = {**request.scope, "method": method}
+        for route in request.app.router.routes:
+            match, _ = route.matches(scope)
+            if match is Match.FULL and (not isinstance(route, Mount) or method in _MOUNT_METHODS):
+                allowed.append(method)
+                break
+    return allowed
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(CorridorError)
     async def handle_corridor_error(_: Request, exc: CorridorError) -> Response:
@@ -98,6 +120,10 @@ def install_error_handlers(app: FastAPI) -> None:
         raise exc
 
     @app.exception_handler(StarletteHTTPException)
-    async def handle_http_error(_: Request, exc: StarletteHTTPException) -> Response:
+    async def handle_http_error(request: Request, exc: StarletteHTTPException) -> Response:
         code, message = _HTTP_CODES.get(exc.status_code, ("http_error", str(exc.detail)))
-        return error_response(CorridorError(message, status=exc.status_code, code=code))
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            headers["Allow"] = ", ".join(allowed_methods(request)) or headers.get("Allow", "")
+        error = CorridorError(message, status=exc.status_code, code=code, headers=headers or None)
+        return error_response(error)

@@ -7,7 +7,14 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, StrictBool, StrictStr
 
-from corridor.kit.schemas import Omittable, RequestModel, ResponseModel, ShownOnce, Timestamp
+from corridor.kit.schemas import (
+    MultiLineText,
+    Omittable,
+    RequestModel,
+    ResponseModel,
+    ShownOnce,
+    Timestamp,
+)
 from corridor.models.webhook import WebhookAttempt, WebhookEndpoint
 from corridor.webhooks.rules import AttemptStatus, DeliveryStatus, DisabledReason, Trigger
 from corridor.webhooks.urls import url_chars_max
@@ -55,7 +62,7 @@ EndpointUrl = Annotated[
     ),
 ]
 Description = Annotated[
-    StrictStr,
+    MultiLineText,
     Field(max_length=description_chars_max, examples=["Ledger sync"]),
 ]
 SigningSecret = Annotated[

@@ -30,9 +30,11 @@ from corridor.kit.schemas import (
     Amount,
     AmountIn,
     CountryCode,
+    MultiLineText,
     RequestModel,
     ResponseModel,
     ShownOnce,
+    SingleLineText,
     Timestamp,
 )
 from corridor.models.customer import Customer, EnhancedDiligenceRfi
@@ -82,13 +84,13 @@ def _tax_identification_number(value: str) -> str:
 Email = Annotated[StrictStr, Field(min_length=3, max_length=320), AfterValidator(_email)]
 Phone = Annotated[StrictStr, Field(max_length=32), AfterValidator(_phone)]
 CalendarDate = Annotated[StrictStr, Field(max_length=10), AfterValidator(_calendar_date)]
-PersonName = Annotated[StrictStr, Field(min_length=1, max_length=100)]
-CompanyName = Annotated[StrictStr, Field(min_length=1, max_length=300)]
+PersonName = Annotated[SingleLineText, Field(min_length=1, max_length=100)]
+CompanyName = Annotated[SingleLineText, Field(min_length=1, max_length=300)]
 WebAddress = Annotated[StrictStr, Field(max_length=2048), AfterValidator(_web_address)]
 TaxIdentificationNumber = Annotated[
     StrictStr, Field(min_length=4, max_length=64), AfterValidator(_tax_identification_number)
 ]
-RegistrationNumber = Annotated[StrictStr, Field(min_length=1, max_length=100)]
+RegistrationNumber = Annotated[SingleLineText, Field(min_length=1, max_length=100)]
 ResourceId = Annotated[StrictStr, Field(min_length=1, max_length=64)]
 Metadata = Annotated[
     dict[
@@ -484,7 +486,7 @@ class SandboxVerificationStatus(CustomersRequest):
     )
 
     status: SandboxStatus
-    reason: Annotated[StrictStr, Field(max_length=status_reason_chars_max)] | None = None
+    reason: Annotated[MultiLineText, Field(max_length=status_reason_chars_max)] | None = None
 
 
 # --- Terms of service ---------------------------------------------------------------------

@@ -27,6 +27,7 @@ from corridor.kit.schemas import (
     CountryCode,
     ResponseModel,
     ShownOnce,
+    SingleLineText,
     Timestamp,
 )
 from corridor.models.customer import AssociatedEntity
@@ -58,7 +59,7 @@ Percentage = Annotated[
     AfterValidator(_percentage),
 ]
 Roles = Annotated[list[EntityRole], Field(min_length=1, max_length=roles_per_entity_max)]
-JobTitle = Annotated[StrictStr, Field(min_length=1, max_length=100)]
+JobTitle = Annotated[SingleLineText, Field(min_length=1, max_length=100)]
 
 # Fields kept in the entity's `details`, under their API names.
 DETAIL_FIELDS = (

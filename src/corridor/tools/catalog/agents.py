@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field, StrictStr
+from pydantic import Field
 
 from corridor.agents import approvals
 from corridor.agents import service as agents
 from corridor.agents.rules import ApprovalDecision
 from corridor.agents.schemas import AgentRead, AgentSpendRead, approval_reason_chars_max
+from corridor.kit.schemas import MultiLineText
 from corridor.tools.base import Tool, ToolContext, ToolInput, ToolKind
 from corridor.tools.catalog.common import (
     AgentId,
@@ -33,7 +34,7 @@ class AgentInput(ToolInput):
 class DecideAgentPayment(ToolInput):
     transfer_id: TransferId
     decision: ApprovalDecision = Field(description="APPROVE submits it; DECLINE cancels it")
-    reason: Annotated[StrictStr, Field(max_length=approval_reason_chars_max)] | None = None
+    reason: Annotated[MultiLineText, Field(max_length=approval_reason_chars_max)] | None = None
 
 
 async def list_agents(context: ToolContext, args: ListAgents) -> ListResult[AgentResult]:

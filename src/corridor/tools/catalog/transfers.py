@@ -9,7 +9,7 @@ from pydantic import Field, StrictBool, StrictStr
 
 from corridor.accounts import service as accounts
 from corridor.kit.errors import ValidationFailed
-from corridor.kit.schemas import CurrencyCode
+from corridor.kit.schemas import CurrencyCode, MultiLineText
 from corridor.tools.amounts import DecimalString, minor_units_of
 from corridor.tools.base import KeepWork, Tool, ToolContext, ToolInput, ToolKind
 from corridor.tools.catalog.common import (
@@ -91,7 +91,7 @@ class UpdateTransfer(_PaymentFields):
 
 
 class CancelTransfer(TransferInput):
-    reason: Annotated[StrictStr, Field(max_length=reason_chars_max)] | None = None
+    reason: Annotated[MultiLineText, Field(max_length=reason_chars_max)] | None = None
 
 
 def _sent(model: ToolInput, *names: str) -> dict[str, Any]:

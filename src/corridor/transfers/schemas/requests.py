@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
-from corridor.kit.schemas import AmountIn, CurrencyCode, RequestModel
+from corridor.kit.schemas import AmountIn, CurrencyCode, MultiLineText, RequestModel, SingleLineText
 from corridor.rails.base import RailName
 from corridor.transfers.rules.reasons import PaymentReason
 from corridor.transfers.rules.states import Decision
@@ -21,8 +21,8 @@ address_chars_max = 128
 document_ids_max = 50
 
 Identifier = Annotated[StrictStr, Field(min_length=1, max_length=64)]
-ReferenceText = Annotated[StrictStr, Field(min_length=1, max_length=reference_chars_max)]
-Remarks = Annotated[StrictStr, Field(max_length=remarks_chars_max)]
+ReferenceText = Annotated[SingleLineText, Field(min_length=1, max_length=reference_chars_max)]
+Remarks = Annotated[MultiLineText, Field(max_length=remarks_chars_max)]
 Percent = Annotated[StrictFloat | StrictInt, Field(ge=0, le=1, allow_inf_nan=False)]
 
 _TRANSFER_ID = "tfr_01jd3x0p6x9e3k2v1m8q4r7s5t"
@@ -59,15 +59,15 @@ class DestinationIn(RequestModel):
     payment_rail: RailName | None = None
     wire_message: ReferenceText | None = None
     ach_reference: (
-        Annotated[StrictStr, Field(min_length=1, max_length=ach_reference_chars_max)] | None
+        Annotated[SingleLineText, Field(min_length=1, max_length=ach_reference_chars_max)] | None
     ) = None
     swift_reference: ReferenceText | None = None
     rtp_reference: ReferenceText | None = None
     payout_reference: ReferenceText | None = None
     sepa_reference: ReferenceText | None = None
-    blockchain_memo: Annotated[StrictStr, Field(min_length=1, max_length=memo_chars_max)] | None = (
-        None
-    )
+    blockchain_memo: (
+        Annotated[SingleLineText, Field(min_length=1, max_length=memo_chars_max)] | None
+    ) = None
     correspondent_bank_name: ReferenceText | None = None
     correspondent_bank_swift_code: (
         Annotated[StrictStr, Field(min_length=8, max_length=11)] | None
@@ -91,7 +91,7 @@ class PaymentDetailsIn(RequestModel):
     counterparty_id: Identifier | None = None
     developer_fee: DeveloperFeeIn | None = None
     client_reference_id: (
-        Annotated[StrictStr, Field(max_length=client_reference_chars_max)] | None
+        Annotated[SingleLineText, Field(max_length=client_reference_chars_max)] | None
     ) = None
     remarks: Remarks | None = None
     internal_remarks: Remarks | None = None
@@ -159,7 +159,7 @@ class TransferUpdate(_TransferFields):
 class TransferCancel(RequestModel):
     model_config = ConfigDict(json_schema_extra={"examples": [{"reason": "Customer changed mind"}]})
 
-    reason: Annotated[StrictStr, Field(max_length=reason_chars_max)] | None = None
+    reason: Annotated[MultiLineText, Field(max_length=reason_chars_max)] | None = None
 
 
 class TransferFund(RequestModel):
@@ -176,7 +176,7 @@ class TransferDecision(RequestModel):
     )
 
     decision: Decision
-    reason: Annotated[StrictStr, Field(max_length=reason_chars_max)] | None = None
+    reason: Annotated[MultiLineText, Field(max_length=reason_chars_max)] | None = None
 
 
 class SandboxDeposit(RequestModel):
@@ -224,7 +224,7 @@ class SandboxLegStatus(RequestModel):
     )
 
     status: Literal["COMPLETED", "FAILED", "RETURNED"]
-    reason: Annotated[StrictStr, Field(max_length=reason_chars_max)] | None = None
+    reason: Annotated[MultiLineText, Field(max_length=reason_chars_max)] | None = None
 
 
 TRANSFER_ID_EXAMPLE = _TRANSFER_ID

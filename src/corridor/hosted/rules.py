@@ -59,3 +59,81 @@ RESULT_WORDS = {
 
 def missing_documents(asks: tuple[DocumentAsk, ...], uploaded: set[str]) -> list[DocumentAsk]:
     return [ask for ask in asks if ask.required and ask.purpose not in uploaded]
+
+
+# --- Terms of service and owners ---------------------------------------------------------
+
+TERMS_FIELD = "termsAccepted"
+TERMS_PATH = "/hosted/terms-of-service"
+
+ROLE_WORDS = {
+    "BENEFICIAL_OWNER": "Beneficial owner (25% or more)",
+    "CONTROL_PERSON": "Control person (runs the business)",
+    "DIRECTOR": "Director",
+    "AUTHORIZED_SIGNER": "Authorized signer",
+}
+
+# The names of the page's fields, as the summary of problems names them.
+FIELD_LABELS = {
+    TERMS_FIELD: "Terms of service",
+    "dateOfBirth": "Date of birth",
+    "nationality": "Nationality",
+    "taxIdentificationNumber": "Tax identification number",
+    "idDocumentType": "Identity document type",
+    "idDocumentIssuingCountry": "Issuing country",
+    "idDocumentNumber": "Document number",
+    "idDocumentExpiresOn": "Expiry date",
+    "registrationNumber": "Registration number",
+    "incorporationCountry": "Country of incorporation",
+    "addressLine1": "Street address",
+    "addressLine2": "Apartment, suite",
+    "city": "City",
+    "state": "State or region",
+    "postalCode": "Postal code",
+    "country": "Country",
+    "firstName": "First name",
+    "lastName": "Last name",
+    "email": "Email",
+    "phone": "Phone",
+    "title": "Job title",
+    "roles": "Roles",
+    "ownershipPercentage": "Ownership",
+    "owners": "Owners and control persons",
+}
+
+# API field paths whose form field has another name.
+_FORM_NAMES = {
+    "address": "addressLine1",
+    "idDocument": "idDocumentType",
+    "idDocument.type": "idDocumentType",
+    "idDocument.number": "idDocumentNumber",
+    "idDocument.issuingCountry": "idDocumentIssuingCountry",
+    "idDocument.expiresOn": "idDocumentExpiresOn",
+    "tosAcceptanceId": TERMS_FIELD,
+    "associatedEntities": "owners",
+}
+
+
+def form_field(path: str) -> str:
+    """The page's field that an API field path (`address.city`, `roles.0`) names."""
+    if path in _FORM_NAMES:
+        return _FORM_NAMES[path]
+    head, _, rest = path.partition(".")
+    if head == "address" and rest:
+        return rest.split(".")[0]
+    if head == "roles":
+        return "roles"
+    return _FORM_NAMES.get(path, path)
+
+
+def readable(message: str) -> str:
+    """Pydantic's message without its 'Value error, ' prefix."""
+    return message.removeprefix("Value error, ")
+
+
+def field_errors(problems: list[dict[str, str]]) -> dict[str, str]:
+    """The first problem of each page field, by the field's form name."""
+    errors: dict[str, str] = {}
+    for problem in problems:
+        errors.setdefault(form_field(problem.get("field", "form")), readable(problem["message"]))
+    return errors

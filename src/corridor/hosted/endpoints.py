@@ -295,7 +295,8 @@ async def _again(
         context.session, session_id=session_id, token=token, now=context.now()
     )
     problems = error.errors or [{"field": "form", "message": error.message}]
-    if owner_form is None:
+    if owner_form is None or reopened.kind != "BUSINESS":
+        # Only a business's page has the owners' form to show the problems beside.
         return _render(context, reopened, token=token, errors=problems, form=form, status=422)
     return _render(
         context,

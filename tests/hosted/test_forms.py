@@ -319,3 +319,35 @@ async def test_what_people_typed_is_escaped(tenant, anonymous):
     assert "<b>x</b>" not in wrong.text and "<i>NOPE</i>" not in wrong.text
     assert 'value="&lt;b&gt;x&lt;/b&gt;"' in wrong.text
     assert secrets_of(wrong.text) == secrets
+
+
+async def test_in_production_a_review_decides_not_the_page(make_tenant, production_app):
+    from tests.conftest import client_for
+
+    live = await make_tenant(production_app)
+    async with client_for(production_app) as anonymous:
+        customer = await create_individual(
+            live.client, email="ada@lovelace.co.uk", tosAcceptanceId=None
+        )
+        url = await _link(live.client, customer["id"])
+        session_id, secrets = await link_secrets(anonymous, url)
+        page = (await anonymous.get(url.split("testserver", 1)[-1])).text
+        assert "Sandbox: decide the outcome" not in page and 'name="outcome"' not in page
+        assert 'name="termsAccepted"' in page
+        await _upload(
+            anonymous, session_id, secrets["token"], "id_front", files.pdf("ID"), "application/pdf"
+        )
+        chosen = await anonymous.post(
+            f"/verify/{session_id}",
+            data={**ANSWERS, **secrets, "termsAccepted": "yes", "outcome": "ACTIVE"},
+        )
+        assert chosen.status_code == 422
+        assert "Outcome</a>: is not an outcome this page offers" in chosen.text
+        done = await anonymous.post(
+            f"/verify/{session_id}", data={**ANSWERS, **secrets, "termsAccepted": "yes"}
+        )
+        assert done.status_code == 303, done.text
+        thanks = await anonymous.get(done.headers["location"])
+        assert "Your details are under review." in thanks.text
+        customer = (await live.client.get(f"/v1/customers/{customer['id']}")).json()
+        assert customer["status"] == "UNDER_REVIEW" and customer["tosAcceptanceId"]

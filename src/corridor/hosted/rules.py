@@ -99,6 +99,8 @@ FIELD_LABELS = {
     "roles": "Roles",
     "ownershipPercentage": "Ownership",
     "owners": "Owners and control persons",
+    "outcome": "Outcome",
+    "form": "The form",
 }
 
 # API field paths whose form field has another name.

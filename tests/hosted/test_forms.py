@@ -207,6 +207,35 @@ async def test_a_business_adds_and_removes_owners_on_its_page(tenant, anonymous)
     assert unknown.status_code == 422 and 'data-testid="owner-errors"' in unknown.text
 
 
+async def test_a_business_without_owners_is_told_so(tenant, anonymous):
+    business = await _business(tenant.client)
+    session_id, secrets = await link_secrets(anonymous, await _link(tenant.client, business["id"]))
+    await _upload(
+        anonymous,
+        session_id,
+        secrets["token"],
+        "business_registration",
+        files.pdf("Certificate"),
+        "application/pdf",
+    )
+    answers = {
+        "termsAccepted": "yes",
+        "registrationNumber": "C1234567",
+        "incorporationCountry": "GB",
+        "addressLine1": "1 Engine Row",
+        "city": "London",
+        "country": "GB",
+    }
+    refused = await anonymous.post(f"/verify/{session_id}", data={**answers, **secrets})
+    assert refused.status_code == 422
+    assert '<a href="#owners">Owners and control persons</a>: required: At least one' in (
+        refused.text
+    )
+    unchanged = (await tenant.client.get(f"/v1/customers/{business['id']}")).json()
+    assert unchanged["status"] == "INCOMPLETE" and unchanged["tosAcceptanceId"] is None
+    assert unchanged["registrationNumber"] is None  # nothing saved
+
+
 async def test_another_customers_owner_cannot_be_removed(tenant, anonymous):
     mine = await _business(tenant.client)
     theirs = await _business(tenant.client, "Analytical Engines Ltd")

@@ -167,6 +167,8 @@ def _summary(
         name = rules.form_field(problem.get("field", "form"))
         if name in asks:
             label, anchor = asks[name], f"file-{name}"
+        elif name == "owners":
+            label, anchor = rules.FIELD_LABELS[name], "owners"
         else:
             label, anchor = rules.FIELD_LABELS.get(name, name), f"{prefix}{name}"
         listed.append(

@@ -128,6 +128,13 @@ async def test_a_customer_verifies_in_the_browser(live, browser):
         )
         await page.locator('[data-status-for="id_back"]').filter(has_text="not accepted").wait_for()
         await page.check("input[name=outcome][value=ACTIVE]")
+        # The terms open beside the page, from the checkbox's link.
+        async with page.context.expect_page() as opened:
+            await page.get_by_role("link", name="terms of service").click()
+        terms = await opened.value
+        await terms.get_by_test_id("title").filter(has_text="Terms of service").wait_for()
+        await terms.screenshot(path=str(SCREENSHOTS / "terms.png"), full_page=True)
+        await terms.close()
         await page.check("input[name=termsAccepted]")
         assert await _unlabelled(page) == []
         await page.screenshot(path=str(SCREENSHOT), full_page=True)

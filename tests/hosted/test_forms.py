@@ -84,11 +84,27 @@ async def test_the_terms_of_service_are_accepted_on_the_page(tenant, anonymous, 
 
 
 async def test_a_customer_who_accepted_is_not_asked_again(tenant, anonymous):
-    customer = await create_individual(tenant.client)
+    customer = await create_individual(tenant.client, taxIdentificationNumber="123-45-6789")
     url = await _link(tenant.client, customer["id"])
     page = await anonymous.get(url.split("testserver", 1)[-1])
     assert 'name="termsAccepted"' not in page.text
     assert _requirement(page.text, "terms_of_service_accepted") == "yes"
+    # What is on file fills the form, but for the tax id: only its last four are shown.
+    assert 'name="dateOfBirth" value="1990-12-10"' in page.text
+    assert 'name="city" value="San Francisco"' in page.text
+    assert 'name="taxIdentificationNumber" value=""' in page.text
+    assert "123-45-6789" not in page.text and "On file, ending in 6789" in page.text
+    session_id, secrets = await link_secrets(anonymous, url)
+    await _upload(
+        anonymous, session_id, secrets["token"], "id_front", files.pdf("ID"), "application/pdf"
+    )
+    kept = {**ANSWERS, "taxIdentificationNumber": ""}
+    done = await anonymous.post(
+        f"/verify/{session_id}", data={**kept, **secrets, "outcome": "UNDER_REVIEW"}
+    )
+    assert done.status_code == 303, done.text
+    after = (await tenant.client.get(f"/v1/customers/{customer['id']}")).json()
+    assert after["status"] == "UNDER_REVIEW" and after["taxIdentificationNumberLast4"] == "6789"
 
 
 async def _business(client, legal_name: str = "Difference Engines Ltd") -> dict:

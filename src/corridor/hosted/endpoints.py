@@ -18,6 +18,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from pydantic import Field, StrictInt, StrictStr
 
 from corridor.customers.onboarding import terms_of_service_version
+from corridor.customers.schemas.customer import tax_identification_number_last4
 from corridor.documents.endpoints import Storage
 from corridor.documents.schemas import DocumentRead
 from corridor.documents.service import Rejected
@@ -155,7 +156,18 @@ def _render(
         terms_field=rules.TERMS_FIELD,
         terms_path=rules.TERMS_PATH,
         subject_name=_subject_name(opened),
+        tax_on_file=_tax_on_file(opened),
     )
+
+
+def _tax_on_file(opened: service.Opened) -> str | None:
+    """The last four characters of the tax id already on file (the page never shows more,
+    and then asks for it only to change it)."""
+    if opened.entity is not None:
+        known = (opened.entity.details or {}).get("taxIdentificationNumber")
+    else:
+        known = opened.customer.tax_identification_number
+    return tax_identification_number_last4(known)
 
 
 def _summary(

@@ -366,10 +366,11 @@ def _answers(
 ) -> IndividualVerification | BusinessVerification | AssociatedEntityUpdate:
     if opened.entity is not None:
         answers = _entity_answers(opened.entity, form)
+        known = opened.entity.details or {}
         problems += [
             {"field": name, "message": "required"}
             for name in _entity_required(opened.entity)
-            if name not in answers
+            if name not in answers and not known.get(name)
         ]
         return AssociatedEntityUpdate.model_validate(answers)
     if opened.kind == CustomerType.BUSINESS:

@@ -396,3 +396,86 @@ async def test_in_production_a_review_decides_not_the_page(make_tenant, producti
         assert "Your details are under review." in thanks.text
         customer = (await live.client.get(f"/v1/customers/{customer['id']}")).json()
         assert customer["status"] == "UNDER_REVIEW" and customer["tosAcceptanceId"]
+
+
+async def test_a_request_for_information_is_answered_on_a_new_link(tenant, anonymous, app):
+    from corridor.models.customer import EnhancedDiligenceRfi
+
+    customer = await create_individual(tenant.client)
+    session_id, secrets = await link_secrets(anonymous, await _link(tenant.client, customer["id"]))
+    await _upload(
+        anonymous, session_id, secrets["token"], "id_front", files.pdf("ID"), "application/pdf"
+    )
+    asked = await anonymous.post(
+        f"/verify/{session_id}", data={**ANSWERS, **secrets, "outcome": "RFI_PENDING"}
+    )
+    assert asked.status_code == 303
+    pending = await tenant.client.get(
+        f"/v1/customers/{customer['id']}/pending-enhanced-diligence-rfi"
+    )
+    assert pending.status_code == 200, pending.text
+
+    # The customer's next link asks the request's questions, each required.
+    url = await _link(tenant.client, customer["id"])
+    session_id, secrets = await link_secrets(anonymous, url)
+    page = (await anonymous.get(url.split("testserver", 1)[-1])).text
+    assert "More information: Personal information" in page
+    assert 'name="rfi.personal.occupation"' in page
+    assert 'type="checkbox" id="field-rfi.attestation.confirmed"' in page
+    await _upload(
+        anonymous, session_id, secrets["token"], "id_front", files.pdf("ID"), "application/pdf"
+    )
+    partly = await anonymous.post(
+        f"/verify/{session_id}",
+        data={**ANSWERS, **secrets, "rfi.personal.occupation": "Mathematician"},
+    )
+    assert partly.status_code == 422
+    assert field_error(partly.text, "rfi.personal.occupation") is None
+    assert field_error(partly.text, "rfi.personal.sourceOfFunds") == "required"
+    assert field_error(partly.text, "rfi.attestation.confirmed") == "required"
+    assert (
+        '<a href="#field-rfi.activity.purposeOfAccount">What the account will be used for</a>'
+        in (partly.text)
+    )
+    assert 'value="Mathematician"' in partly.text
+    too_long = await anonymous.post(
+        f"/verify/{session_id}",
+        data={
+            **ANSWERS,
+            **secrets,
+            "rfi.personal.occupation": "x" * 1001,
+            "rfi.personal.sourceOfFunds": "Salary",
+            "rfi.activity.expectedMonthlyVolume": "5000",
+            "rfi.activity.purposeOfAccount": "Paying suppliers",
+            "rfi.attestation.confirmed": "yes",
+        },
+    )
+    assert too_long.status_code == 422
+    assert field_error(too_long.text, "rfi.personal.occupation") == "at most 1000 characters"
+    still = (await tenant.client.get(f"/v1/customers/{customer['id']}")).json()
+    assert still["status"] == "RFI_PENDING"
+
+    done = await anonymous.post(
+        f"/verify/{session_id}",
+        data={
+            **ANSWERS,
+            **secrets,
+            "rfi.personal.occupation": "Mathematician",
+            "rfi.personal.sourceOfFunds": "Salary",
+            "rfi.activity.expectedMonthlyVolume": "5000",
+            "rfi.activity.purposeOfAccount": "Paying suppliers",
+            "rfi.attestation.confirmed": "yes",
+            "outcome": "ACTIVE",
+        },
+    )
+    assert done.status_code == 303, done.text
+    after = (await tenant.client.get(f"/v1/customers/{customer['id']}")).json()
+    assert after["status"] == "ACTIVE"
+    gone = await tenant.client.get(f"/v1/customers/{customer['id']}/pending-enhanced-diligence-rfi")
+    assert_error(gone, 404, "not_found")
+    async with app.state.database.session() as session:
+        rfi = await session.get(EnhancedDiligenceRfi, pending.json()["id"])
+    assert rfi.status == "SUBMITTED"
+    assert rfi.answers["personal"]["occupation"] == "Mathematician"
+    assert rfi.answers["attestation"]["confirmed"] is True
+    assert all(step["completed"] for step in rfi.steps)

@@ -132,6 +132,11 @@ def _render(
             organization=opened.organization.name,
         )
     asks = {ask.purpose: ask.label for ask in opened.asks}
+    questions = {
+        rules.rfi_field(question["path"]): question["label"]
+        for step in opened.rfi_steps
+        for question in step["fields"]
+    }
     return _page(
         context,
         "verify.html",
@@ -139,10 +144,10 @@ def _render(
         opened=opened,
         token=token,
         csrf=service.csrf_token(token, opened.verification_session.id),
-        summary=_summary(errors or [], asks, "field-"),
+        summary=_summary(errors or [], asks, "field-", questions),
         field_errors=rules.field_errors(errors or []),
         form=form if form is not None else _defaults(opened),
-        owner_summary=_summary(owner_errors or [], {}, "owner-"),
+        owner_summary=_summary(owner_errors or [], {}, "owner-", {}),
         owner_errors=rules.field_errors(owner_errors or []),
         owner_form=owner_form or {},
         owner_roles=owner_roles or [],
@@ -157,6 +162,9 @@ def _render(
         terms_path=rules.TERMS_PATH,
         subject_name=_subject_name(opened),
         tax_on_file=_tax_on_file(opened),
+        rfi_steps=opened.rfi_steps,
+        rfi_field=rules.rfi_field,
+        rfi_checkboxes=rules.RFI_CHECKBOXES,
     )
 
 
@@ -171,7 +179,7 @@ def _tax_on_file(opened: service.Opened) -> str | None:
 
 
 def _summary(
-    problems: list[dict[str, str]], asks: dict[str, str], prefix: str
+    problems: list[dict[str, str]], asks: dict[str, str], prefix: str, labels: dict[str, str]
 ) -> list[dict[str, str]]:
     """The problems as the box at the top lists them: each names its field and links to it."""
     listed = []
@@ -181,6 +189,8 @@ def _summary(
             label, anchor = asks[name], f"file-{name}"
         elif name == "owners":
             label, anchor = rules.FIELD_LABELS[name], "owners"
+        elif name in labels:
+            label, anchor = labels[name], f"{prefix}{name}"
         else:
             label, anchor = rules.FIELD_LABELS.get(name, name), f"{prefix}{name}"
         listed.append(
@@ -205,6 +215,10 @@ def _defaults(opened: service.Opened) -> dict[str, str]:
         }
     address = known.pop("address", None) or {}
     values = {name: value for name, value in {**known, **address}.items() if value}
+    saved = opened.rfi.answers if opened.rfi else {}
+    for section, answers in (saved or {}).items():
+        for name, value in answers.items():
+            values[rules.rfi_field(f"{section}.{name}")] = "yes" if value is True else value
     return {
         name: str(value)
         for name, value in values.items()

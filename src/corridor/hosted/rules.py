@@ -116,11 +116,23 @@ _FORM_NAMES = {
 }
 
 
+# Questions of a request for information answered by ticking a box (true), not in words.
+RFI_CHECKBOXES = frozenset({"attestation.confirmed"})
+
+
+def rfi_field(path: str) -> str:
+    """The page's field of a request-for-information question (`personal.occupation`)."""
+    return f"rfi.{path}"
+
+
 def form_field(path: str) -> str:
-    """The page's field that an API field path (`address.city`, `roles.0`) names."""
+    """The page's field that an API field path (`address.city`, `roles.0`,
+    `data.personal.occupation`) names."""
     if path in _FORM_NAMES:
         return _FORM_NAMES[path]
     head, _, rest = path.partition(".")
+    if head == "data" and rest:
+        return rfi_field(rest)
     if head == "address" and rest:
         return rest.split(".")[0]
     if head == "roles":

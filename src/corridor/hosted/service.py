@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller, CallerKind
 from corridor.auth.secrets import hash_secret, same_hash
-from corridor.customers import entities, onboarding
+from corridor.customers import diligence, entities, onboarding
 from corridor.customers import service as customers
 from corridor.customers.errors import FieldProblems
 from corridor.customers.requirements import Requirement
@@ -42,7 +42,12 @@ from corridor.hosted import repository, rules
 from corridor.hosted.errors import LinkExpired, LinkInvalid, LinkUsed
 from corridor.kit.errors import InvalidState, NotFound, ValidationFailed
 from corridor.kit.ids import looks_like_id
-from corridor.models.customer import AssociatedEntity, Customer, VerificationSession
+from corridor.models.customer import (
+    AssociatedEntity,
+    Customer,
+    EnhancedDiligenceRfi,
+    VerificationSession,
+)
 from corridor.models.document import Document
 from corridor.models.organization import Organization
 
@@ -77,10 +82,17 @@ class Opened:
     documents: list[Document]
     # A business customer's owners, directors and signers (empty for other pages).
     owners: list[AssociatedEntity]
+    # The customer's pending request for information (RFI_PENDING customers' own pages).
+    rfi: EnhancedDiligenceRfi | None = None
 
     @property
     def completed(self) -> bool:
         return self.verification_session.status == COMPLETED
+
+    @property
+    def rfi_steps(self) -> list[dict[str, Any]]:
+        """The steps of the pending request for information still to answer, in order."""
+        return [step for step in self.rfi.steps if not step["completed"]] if self.rfi else []
 
     @property
     def asks_terms(self) -> bool:
@@ -123,6 +135,16 @@ async def open_link(
         if kind == CustomerType.BUSINESS
         else []
     )
+    rfi = None
+    if entity is None and customer.status == CustomerStatus.RFI_PENDING:
+        try:
+            rfi = await onboarding.pending_rfi(
+                session,
+                caller=page_caller(found, sandbox=False),
+                customer_id=customer.id,
+            )
+        except NotFound:
+            rfi = None
     return Opened(
         verification_session=found,
         organization=organization,
@@ -134,6 +156,7 @@ async def open_link(
         asks=asks,
         documents=await repository.documents_of_session(session, found.id),
         owners=owners,
+        rfi=rfi,
     )
 
 
@@ -339,6 +362,10 @@ async def submit(
         problems.append(
             {"field": rules.TERMS_FIELD, "message": "accept the terms of service to continue"}
         )
+    problems += [
+        {"field": rules.rfi_field(path), "message": "required"}
+        for path in _rfi_unanswered(opened, form)
+    ]
     outcome = form.get("outcome") or None
     if outcome is not None and (not sandbox or outcome not in rules.SANDBOX_OUTCOMES):
         problems.append({"field": "outcome", "message": "is not an outcome this page offers"})
@@ -356,7 +383,9 @@ async def submit(
     else:
         if opened.asks_terms:
             await accept_terms(session, caller=caller, opened=opened, requester=requester, now=now)
-        status = await _submit_customer(session, caller, opened, answers, outcome, sandbox, now)
+        status = await _submit_customer(
+            session, caller, opened, answers, form, outcome, sandbox, now
+        )
     opened.verification_session.status = COMPLETED
     return status
 
@@ -408,6 +437,7 @@ async def _submit_customer(
     caller: Caller,
     opened: Opened,
     answers: IndividualVerification | BusinessVerification | AssociatedEntityUpdate,
+    form: Mapping[str, str],
     outcome: str | None,
     sandbox: bool,
     now: datetime,
@@ -422,6 +452,7 @@ async def _submit_customer(
         await onboarding.save_individual_verification(
             session, caller=caller, customer_id=customer_id, answers=answers, now=now
         )
+    await _answer_rfi(session, caller, opened, form, now)
     customer = opened.customer
     if customer.status in (CustomerStatus.INCOMPLETE, CustomerStatus.RFI_PENDING):
         customer = await customers.submit_verification(
@@ -438,6 +469,53 @@ async def _submit_customer(
             now=now,
         )
     return customer.status
+
+
+# --- The request for information ---------------------------------------------------------
+
+
+def _rfi_answer(path: str, form: Mapping[str, str]) -> str | bool | None:
+    """The page's answer to one question: a ticked attestation is true, a text is trimmed;
+    None when not answered."""
+    value = form.get(rules.rfi_field(path), "").strip()
+    if path in rules.RFI_CHECKBOXES:
+        return True if value == "yes" else None
+    return value or None
+
+
+def _rfi_unanswered(opened: Opened, form: Mapping[str, str]) -> list[str]:
+    """The questions of the steps still open that neither the form nor a saved answer
+    answers."""
+    saved = opened.rfi.answers if opened.rfi else {}
+    return [
+        field["path"]
+        for step in opened.rfi_steps
+        for field in step["fields"]
+        if _rfi_answer(field["path"], form) is None
+        and field["path"] in diligence.unanswered(step, saved or {})
+    ]
+
+
+async def _answer_rfi(
+    session: AsyncSession, caller: Caller, opened: Opened, form: Mapping[str, str], now: datetime
+) -> None:
+    """Each open step, answered and completed in order as
+    `PATCH …/pending-enhanced-diligence-rfi/progress` does; completing the last submits the
+    request and the customer goes back UNDER_REVIEW."""
+    for step in opened.rfi_steps:
+        answers = {
+            field["path"]: answer
+            for field in step["fields"]
+            if (answer := _rfi_answer(field["path"], form)) is not None
+        }
+        await onboarding.save_rfi_progress(
+            session,
+            caller=caller,
+            customer_id=opened.customer.id,
+            data=answers,
+            mark_step_complete=True,
+            now=now,
+        )
 
 
 def _present(form: Mapping[str, str], *names: str) -> dict[str, str]:

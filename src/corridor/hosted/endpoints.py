@@ -31,7 +31,11 @@ from corridor.web.context import Public, PublicContext
 router = APIRouter(include_in_schema=False)
 
 STATIC_DIRECTORY = Path(__file__).resolve().parent / "static"
-STATIC_FILES = {"verify.js": "text/javascript", "verify.css": "text/css"}
+STATIC_FILES = {
+    "verify.js": "text/javascript",
+    "verify.css": "text/css",
+    "favicon.svg": "image/svg+xml",
+}
 TOKEN_HEADER = "X-Verification-Token"
 CSRF_FIELD = "csrf"
 CSRF_HEADER = "X-Corridor-CSRF"

@@ -153,6 +153,7 @@ async def test_a_business_adds_and_removes_owners_on_its_page(tenant, anonymous)
     )
     assert wrong.status_code == 422
     assert field_error(wrong.text, "roles") == "choose at least one role"
+    assert wrong.text.count('href="#owner-roles">Roles</a>') == 1
     assert "at most 100" in field_error(wrong.text, "ownershipPercentage")
     assert field_error(wrong.text, "dateOfBirth")
     assert field_error(wrong.text, "nationality")

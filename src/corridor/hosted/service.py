@@ -308,9 +308,9 @@ async def add_owner(
     try:
         data = AssociatedEntityCreate.model_validate(answers)
     except ValidationError as error:
-        raise FieldProblems(
-            "The person's details need fixing", problems + _problems(error)
-        ) from None
+        # No role ticked: said once, in the page's words, not again in pydantic's.
+        found = [p for p in _problems(error) if not (problems and p["field"] == "roles")]
+        raise FieldProblems("The person's details need fixing", problems + found) from None
     if problems:
         raise FieldProblems("The person's details need fixing", problems)
     return await entities.create_entity(

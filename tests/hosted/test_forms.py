@@ -480,3 +480,13 @@ async def test_a_request_for_information_is_answered_on_a_new_link(tenant, anony
     assert rfi.answers["personal"]["occupation"] == "Mathematician"
     assert rfi.answers["attestation"]["confirmed"] is True
     assert all(step["completed"] for step in rfi.steps)
+
+
+async def test_a_form_with_too_many_fields_is_refused_not_a_crash(tenant, anonymous):
+    business = await _business(tenant.client)
+    session_id, secrets = await link_secrets(anonymous, await _link(tenant.client, business["id"]))
+    flood = {f"field{number}": "x" for number in range(100)}
+    for path in ("", "/owners", "/owners/ae_01jd3x0p6x9e3k2v1m8q4r7s5t/remove"):
+        refused = await anonymous.post(f"/verify/{session_id}{path}", data={**secrets, **flood})
+        assert refused.status_code == 400, path
+        assert "This form could not be read" in refused.text

@@ -240,12 +240,29 @@ def _subject_name(opened: service.Opened) -> str:
     return opened.customer.name
 
 
+class _Unreadable(Exception):
+    """A form with more fields than any of the page's forms has."""
+
+
 async def _read_form(request: Request) -> tuple[dict[str, str], list[str]]:
     """The posted form, and its `roles` (the one field sent several times)."""
-    pairs = parse_qsl(
-        (await request.body()).decode("utf-8", "replace"), max_num_fields=form_fields_max
-    )
+    try:
+        pairs = parse_qsl(
+            (await request.body()).decode("utf-8", "replace"), max_num_fields=form_fields_max
+        )
+    except ValueError:
+        raise _Unreadable() from None
     return dict(pairs), [value for name, value in pairs if name == "roles"]
+
+
+def _unreadable(context: PublicContext) -> HTMLResponse:
+    return _page(
+        context,
+        "message.html",
+        status=400,
+        title="This form could not be read",
+        message="It sent more fields than the page has. Open your link again and resubmit.",
+    )
 
 
 def _forged(context: PublicContext, sent: str | None, token: str, session_id: str) -> bool:
@@ -284,7 +301,10 @@ async def _open_form(
 
 @router.post("/verify/{session_id}", response_class=HTMLResponse)
 async def submit_verification(session_id: str, request: Request, context: Public) -> Response:
-    form, _ = await _read_form(request)
+    try:
+        form, _ = await _read_form(request)
+    except _Unreadable:
+        return _unreadable(context)
     opened = await _open_form(context, session_id, form)
     if isinstance(opened, HTMLResponse):
         return opened
@@ -343,7 +363,10 @@ async def _again(
 
 @router.post("/verify/{session_id}/owners", response_class=HTMLResponse)
 async def add_owner(session_id: str, request: Request, context: Public) -> Response:
-    form, roles = await _read_form(request)
+    try:
+        form, roles = await _read_form(request)
+    except _Unreadable:
+        return _unreadable(context)
     opened = await _open_form(context, session_id, form)
     if isinstance(opened, HTMLResponse):
         return opened
@@ -367,7 +390,10 @@ async def add_owner(session_id: str, request: Request, context: Public) -> Respo
 async def remove_owner(
     session_id: str, entity_id: str, request: Request, context: Public
 ) -> Response:
-    form, _ = await _read_form(request)
+    try:
+        form, _ = await _read_form(request)
+    except _Unreadable:
+        return _unreadable(context)
     opened = await _open_form(context, session_id, form)
     if isinstance(opened, HTMLResponse):
         return opened

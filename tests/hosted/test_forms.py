@@ -490,3 +490,58 @@ async def test_a_form_with_too_many_fields_is_refused_not_a_crash(tenant, anonym
         refused = await anonymous.post(f"/verify/{session_id}{path}", data={**secrets, **flood})
         assert refused.status_code == 400, path
         assert "This form could not be read" in refused.text
+
+
+async def test_a_company_that_owns_the_business_completes_its_link(tenant, anonymous):
+    business = await _business(tenant.client)
+    holding = await tenant.client.post(
+        f"/v1/customers/{business['id']}/associated-entities",
+        json={
+            "type": "BUSINESS",
+            "roles": ["BENEFICIAL_OWNER"],
+            "ownershipPercentage": "30",
+            "legalName": "Engine Holdings plc",
+        },
+    )
+    assert holding.status_code == 201, holding.text
+    link = await tenant.client.post(
+        f"/v1/customers/{business['id']}/associated-entities/{holding.json()['id']}"
+        "/verification-link"
+    )
+    session_id, secrets = await link_secrets(anonymous, link.json()["url"])
+    page = (await anonymous.get(f"/verify/{session_id}", params={"token": secrets["token"]})).text
+    assert "Verify Engine Holdings plc" in page and "Company details" in page
+    assert 'name="legalName" value="Engine Holdings plc"' in page
+    assert 'name="dateOfBirth"' not in page and 'id="file-id_front"' not in page
+    await _upload(
+        anonymous,
+        session_id,
+        secrets["token"],
+        "business_registration",
+        files.pdf("Certificate"),
+        "application/pdf",
+    )
+    missing = await anonymous.post(f"/verify/{session_id}", data={**secrets, "outcome": "ACTIVE"})
+    assert missing.status_code == 422
+    assert field_error(missing.text, "registrationNumber") == "required"
+    assert field_error(missing.text, "addressLine1") == "required"
+    done = await anonymous.post(
+        f"/verify/{session_id}",
+        data={
+            **secrets,
+            "legalName": "Engine Holdings plc",
+            "registrationNumber": "HX998877",
+            "incorporationCountry": "gb",
+            "addressLine1": "2 Engine Row",
+            "city": "London",
+            "country": "GB",
+            "outcome": "ACTIVE",
+        },
+    )
+    assert done.status_code == 303, done.text
+    saved = await tenant.client.get(
+        f"/v1/customers/{business['id']}/associated-entities/{holding.json()['id']}"
+    )
+    assert saved.json()["verificationStatus"] == "VERIFIED"
+    assert saved.json()["registrationNumber"] == "HX998877"
+    assert saved.json()["incorporationCountry"] == "GB"

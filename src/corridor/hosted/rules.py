@@ -28,6 +28,10 @@ ENTITY_DOCUMENTS = (
     DocumentAsk("id_front", "Front of your ID document", True),
     DocumentAsk("id_back", "Back of your ID document (not needed for a passport)", False),
 )
+# A company that owns or controls the business: its own registration, not an ID.
+COMPANY_ENTITY_DOCUMENTS = (
+    DocumentAsk("business_registration", "Certificate of incorporation or registration", True),
+)
 
 # What the sandbox's outcome control may decide, and how the page names it.
 SANDBOX_OUTCOMES = {

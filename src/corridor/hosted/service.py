@@ -124,7 +124,8 @@ async def open_link(
     asks: tuple[rules.DocumentAsk, ...]
     if entity is not None:
         kind = "ENTITY"
-        asks = rules.ENTITY_DOCUMENTS
+        company = entity.type == CustomerType.BUSINESS
+        asks = rules.COMPANY_ENTITY_DOCUMENTS if company else rules.ENTITY_DOCUMENTS
     else:
         kind = customer.type
         is_business = customer.type == CustomerType.BUSINESS

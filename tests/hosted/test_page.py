@@ -10,6 +10,7 @@ from corridor.kit.clock import SystemClock
 from tests.conftest import assert_error
 from tests.documents import files
 from tests.documents.helpers import put_file
+from tests.hosted.pages import secrets_of
 from tests.support import create_individual
 
 
@@ -22,8 +23,18 @@ async def _session(client, customer_id: str) -> tuple[str, str, str]:
     return f"{url.path}?{url.query}", response.json()["id"], token
 
 
+async def _secrets(client, session_id: str, token: str) -> dict[str, str]:
+    """What the page's forms send besides the answers: the link's token and the CSRF token."""
+    page = await client.get(f"/verify/{session_id}", params={"token": token})
+    return secrets_of(page.text)
+
+
+def _call_headers(secrets: dict[str, str]) -> dict[str, str]:
+    return {"X-Verification-Token": secrets["token"], "X-Corridor-CSRF": secrets["csrf"]}
+
+
 async def _upload(client, session_id: str, token: str, purpose: str, content: bytes, type_: str):
-    headers = {"X-Verification-Token": token}
+    headers = _call_headers(await _secrets(client, session_id, token))
     requested = await client.post(
         f"/verify/{session_id}/uploads",
         json={
@@ -88,12 +99,14 @@ async def test_a_link_opens_its_own_page_with_strict_headers(tenant, anonymous):
 async def test_a_wrong_or_expired_token_shows_no_ones_data(tenant, make_tenant, anonymous, clock):
     customer = await create_individual(tenant.client, firstName="Ada", lastName="Byron")
     path, session_id, token = await _session(tenant.client, customer["id"])
+    # One character changed (never to itself: a token may end in "x").
+    changed = token[:-1] + ("y" if token.endswith("x") else "x")
     other = await create_individual(tenant.client, firstName="Grace", lastName="Hopper")
     _, other_id, other_token = await _session(tenant.client, other["id"])
     for bad in [
         f"/verify/{session_id}?token={other_token}",
         f"/verify/{other_id}?token={token}",
-        f"/verify/{session_id}?token={token[:-1]}x",
+        f"/verify/{session_id}?token={changed}",
         f"/verify/{session_id}",
         f"/verify/vs_01jd3x0p6x9e3k2v1m8q4r7s5t?token={token}",
         "/verify/nonsense?token=x",
@@ -125,9 +138,10 @@ async def test_a_verification_submitted_through_the_page(tenant, anonymous):
         tenant.client, firstName="Ada", lastName="Byron", dateOfBirth=None, address=None
     )
     _, session_id, token = await _session(tenant.client, customer["id"])
+    secrets = await _secrets(anonymous, session_id, token)
     # Submitting without the required document: the page says what is missing, nothing saved.
     refused = await anonymous.post(
-        f"/verify/{session_id}", data={**ANSWERS, "token": token, "outcome": "ACTIVE"}
+        f"/verify/{session_id}", data={**ANSWERS, **secrets, "outcome": "ACTIVE"}
     )
     assert refused.status_code == 422
     assert "Front of your ID document" in refused.text
@@ -147,18 +161,18 @@ async def test_a_verification_submitted_through_the_page(tenant, anonymous):
             "contentType": "application/pdf",
             "size": 10,
         },
-        headers={"X-Verification-Token": token},
+        headers=_call_headers(secrets),
     )
     assert_error(wrong_purpose, 422, "validation_error")
 
     bad_answer = await anonymous.post(
-        f"/verify/{session_id}", data={**ANSWERS, "dateOfBirth": "not a date", "token": token}
+        f"/verify/{session_id}", data={**ANSWERS, "dateOfBirth": "not a date", **secrets}
     )
     assert bad_answer.status_code == 422 and "dateOfBirth" in bad_answer.text
     assert 'value="123-45-6789"' in bad_answer.text  # the answers stay filled in
 
     done = await anonymous.post(
-        f"/verify/{session_id}", data={**ANSWERS, "token": token, "outcome": "ACTIVE"}
+        f"/verify/{session_id}", data={**ANSWERS, **secrets, "outcome": "ACTIVE"}
     )
     assert done.status_code == 303
     thanks = await anonymous.get(done.headers["location"])
@@ -171,7 +185,7 @@ async def test_a_verification_submitted_through_the_page(tenant, anonymous):
         ("id_front", "UPLOADED")
     ]
     # The link is used: no more uploads or submits.
-    again = await anonymous.post(f"/verify/{session_id}", data={**ANSWERS, "token": token})
+    again = await anonymous.post(f"/verify/{session_id}", data={**ANSWERS, **secrets})
     assert again.status_code == 303 and again.headers["location"] == done.headers["location"]
     late_upload = await anonymous.post(
         f"/verify/{session_id}/uploads",
@@ -181,7 +195,7 @@ async def test_a_verification_submitted_through_the_page(tenant, anonymous):
             "contentType": "application/pdf",
             "size": 9,
         },
-        headers={"X-Verification-Token": token},
+        headers=_call_headers(secrets),
     )
     assert_error(late_upload, 409, "verification_link_used")
 
@@ -219,7 +233,9 @@ async def test_a_business_is_verified_through_its_page(tenant, anonymous):
         files.pdf("Certificate"),
         "application/pdf",
     )
+    secrets = await _secrets(anonymous, session_id, token)
     answers = {
+        "termsAccepted": "yes",
         "registrationNumber": "C1234567",
         "incorporationCountry": "gb",
         "addressLine1": "1 Engine Row",
@@ -227,7 +243,7 @@ async def test_a_business_is_verified_through_its_page(tenant, anonymous):
         "country": "GB",
     }
     done = await anonymous.post(
-        f"/verify/{session_id}", data={**answers, "token": token, "outcome": "RFI_PENDING"}
+        f"/verify/{session_id}", data={**answers, **secrets, "outcome": "RFI_PENDING"}
     )
     assert done.status_code == 303, done.text
     thanks = await anonymous.get(done.headers["location"])
@@ -248,16 +264,34 @@ async def test_an_owner_verifies_through_the_entity_link(tenant, anonymous):
     token = parse_qs(url.query)["token"][0]
     page = await anonymous.get(f"{url.path}?{url.query}")
     assert "Verify Charles Babbage" in page.text
-    assert 'name="taxIdentificationNumber"' not in page.text
+    # The person's own details (what the API knows already is filled in) and documents.
+    assert 'name="firstName" value="Charles"' in page.text
+    assert 'name="dateOfBirth"' in page.text and 'name="addressLine1"' in page.text
+    assert 'name="termsAccepted"' not in page.text  # the customer's terms, not the person's
     await _upload(anonymous, link.json()["id"], token, "id_front", files.png(), "image/png")
+    secrets = await _secrets(anonymous, link.json()["id"], token)
+    details = {
+        "firstName": "Charles",
+        "lastName": "Babbage",
+        "dateOfBirth": "1971-12-26",
+        "nationality": "gb",
+        "taxIdentificationNumber": "AB123456C",
+        "addressLine1": "1 Dorset Street",
+        "city": "London",
+        "country": "GB",
+    }
     done = await anonymous.post(
-        f"/verify/{link.json()['id']}", data={"token": token, "outcome": "ACTIVE"}
+        f"/verify/{link.json()['id']}", data={**details, **secrets, "outcome": "ACTIVE"}
     )
     assert done.status_code == 303, done.text
     entity = await tenant.client.get(
         f"/v1/customers/{business['id']}/associated-entities/{owner['id']}"
     )
     assert entity.json()["verificationStatus"] == "VERIFIED"
+    # The person's own details were saved as PATCH …/associated-entities/{id} saves them.
+    assert entity.json()["dateOfBirth"] == "1971-12-26" and entity.json()["nationality"] == "GB"
+    assert entity.json()["taxIdentificationNumberLast4"] == "456C"
+    assert entity.json()["address"]["city"] == "London"
     # The business itself is not decided by an owner's link.
     assert (await tenant.client.get(f"/v1/customers/{business['id']}")).json()["status"] == (
         "INCOMPLETE"

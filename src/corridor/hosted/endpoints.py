@@ -1,6 +1,10 @@
 """The hosted verification page (`/verify/{session}?token=…`): server-rendered HTML, one
 external script for uploads (no inline script: the Content-Security-Policy forbids it),
-and the two small JSON calls that script makes."""
+the two small JSON calls that script makes, the forms that add and remove a business's
+owners, and the terms of service the page links to.
+
+Every form and call carries the page's CSRF token (`csrf` field, `X-Corridor-CSRF`
+header) besides the link's token, and a browser's `Sec-Fetch-Site` must say same-origin."""
 
 from __future__ import annotations
 
@@ -13,20 +17,30 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment, PackageLoader, select_autoescape
 from pydantic import Field, StrictInt, StrictStr
 
+from corridor.customers.onboarding import terms_of_service_version
+from corridor.customers.schemas.customer import tax_identification_number_last4
 from corridor.documents.endpoints import Storage
 from corridor.documents.schemas import DocumentRead
 from corridor.documents.service import Rejected
 from corridor.hosted import rules, service
 from corridor.hosted.errors import LinkExpired, LinkInvalid
-from corridor.kit.errors import CorridorError, NotFound
+from corridor.kit.errors import CorridorError, CsrfTokenInvalid, NotFound
 from corridor.kit.schemas import RequestModel, ResponseModel
 from corridor.web.context import Public, PublicContext
 
 router = APIRouter(include_in_schema=False)
 
 STATIC_DIRECTORY = Path(__file__).resolve().parent / "static"
-STATIC_FILES = {"verify.js": "text/javascript", "verify.css": "text/css"}
+STATIC_FILES = {
+    "verify.js": "text/javascript",
+    "verify.css": "text/css",
+    "favicon.svg": "image/svg+xml",
+}
 TOKEN_HEADER = "X-Verification-Token"
+CSRF_FIELD = "csrf"
+CSRF_HEADER = "X-Corridor-CSRF"
+# What a browser's Sec-Fetch-Site may say of a form post or call: the page itself, or typed.
+_SAME_ORIGIN = frozenset({"same-origin", "none"})
 form_fields_max = 60
 
 _templates = Environment(
@@ -105,6 +119,9 @@ def _render(
     token: str,
     errors: list[dict[str, str]] | None = None,
     form: dict[str, str] | None = None,
+    owner_errors: list[dict[str, str]] | None = None,
+    owner_form: dict[str, str] | None = None,
+    owner_roles: list[str] | None = None,
     status: int = 200,
 ) -> HTMLResponse:
     if opened.completed:
@@ -118,23 +135,99 @@ def _render(
             message=rules.RESULT_WORDS.get(subject_status, "Your details were submitted."),
             organization=opened.organization.name,
         )
-    satisfied = {requirement.code: requirement.satisfied for requirement in opened.requirements}
+    asks = {ask.purpose: ask.label for ask in opened.asks}
+    questions = {
+        rules.rfi_field(question["path"]): question["label"]
+        for step in opened.rfi_steps
+        for question in step["fields"]
+    }
     return _page(
         context,
         "verify.html",
         status=status,
         opened=opened,
         token=token,
-        errors=errors or [],
-        form=form or {},
+        csrf=service.csrf_token(token, opened.verification_session.id),
+        summary=_summary(errors or [], asks, "field-", questions),
+        field_errors=rules.field_errors(errors or []),
+        form=form if form is not None else _defaults(opened),
+        owner_summary=_summary(owner_errors or [], {}, "owner-", {}),
+        owner_errors=rules.field_errors(owner_errors or []),
+        owner_form=owner_form or {},
+        owner_roles=owner_roles or [],
         step_titles=rules.STEP_TITLES,
-        satisfied=satisfied,
+        requirements=opened.requirements,
         uploaded=opened.uploaded,
         sandbox=context.settings.is_sandbox,
         outcomes=rules.SANDBOX_OUTCOMES,
         entity_outcomes={"ACTIVE": "Verify", "REJECTED": "Reject"},
+        roles=rules.ROLE_WORDS,
+        terms_field=rules.TERMS_FIELD,
+        terms_path=rules.TERMS_PATH,
         subject_name=_subject_name(opened),
+        tax_on_file=_tax_on_file(opened),
+        rfi_steps=opened.rfi_steps,
+        rfi_field=rules.rfi_field,
+        rfi_checkboxes=rules.RFI_CHECKBOXES,
     )
+
+
+def _tax_on_file(opened: service.Opened) -> str | None:
+    """The last four characters of the tax id already on file (the page never shows more,
+    and then asks for it only to change it)."""
+    if opened.entity is not None:
+        known = (opened.entity.details or {}).get("taxIdentificationNumber")
+    else:
+        known = opened.customer.tax_identification_number
+    return tax_identification_number_last4(known)
+
+
+def _summary(
+    problems: list[dict[str, str]], asks: dict[str, str], prefix: str, labels: dict[str, str]
+) -> list[dict[str, str]]:
+    """The problems as the box at the top lists them: each names its field and links to it."""
+    listed = []
+    for problem in problems:
+        name = rules.form_field(problem.get("field", "form"))
+        if name in asks:
+            label, anchor = asks[name], f"file-{name}"
+        elif name == "owners":
+            label, anchor = rules.FIELD_LABELS[name], "owners"
+        elif name in labels:
+            label, anchor = labels[name], f"{prefix}{name}"
+        else:
+            label, anchor = rules.FIELD_LABELS.get(name, name), f"{prefix}{name}"
+        listed.append(
+            {"anchor": anchor, "label": label, "message": rules.readable(problem["message"])}
+        )
+    return listed
+
+
+def _defaults(opened: service.Opened) -> dict[str, str]:
+    """What the form shows before anything is typed: what is known already (never the tax
+    identification number)."""
+    if opened.entity is not None:
+        known = dict(opened.entity.details or {})
+    else:
+        customer = opened.customer
+        known = {
+            "dateOfBirth": customer.date_of_birth,
+            "nationality": customer.nationality,
+            "registrationNumber": customer.registration_number,
+            "incorporationCountry": customer.incorporation_country,
+            "address": customer.address,
+        }
+    address = known.pop("address", None) or {}
+    values = {name: value for name, value in {**known, **address}.items() if value}
+    saved = opened.rfi.answers if opened.rfi else {}
+    for section, answers in (saved or {}).items():
+        for name, value in answers.items():
+            values[rules.rfi_field(f"{section}.{name}")] = "yes" if value is True else value
+    return {
+        name: str(value)
+        for name, value in values.items()
+        if isinstance(value, str) and name != "taxIdentificationNumber"
+    }
 
 
 def _subject_name(opened: service.Opened) -> str:
@@ -147,11 +240,53 @@ def _subject_name(opened: service.Opened) -> str:
     return opened.customer.name
 
 
-@router.post("/verify/{session_id}", response_class=HTMLResponse)
-async def submit_verification(session_id: str, request: Request, context: Public) -> Response:
-    form = dict(
-        parse_qsl((await request.body()).decode("utf-8", "replace"), max_num_fields=form_fields_max)
+class _Unreadable(Exception):
+    """A form with more fields than any of the page's forms has."""
+
+
+async def _read_form(request: Request) -> tuple[dict[str, str], list[str]]:
+    """The posted form, and its `roles` (the one field sent several times)."""
+    try:
+        pairs = parse_qsl(
+            (await request.body()).decode("utf-8", "replace"), max_num_fields=form_fields_max
+        )
+    except ValueError:
+        raise _Unreadable() from None
+    return dict(pairs), [value for name, value in pairs if name == "roles"]
+
+
+def _unreadable(context: PublicContext) -> HTMLResponse:
+    return _page(
+        context,
+        "message.html",
+        status=400,
+        title="This form could not be read",
+        message="It sent more fields than the page has. Open your link again and resubmit.",
     )
+
+
+def _forged(context: PublicContext, sent: str | None, token: str, session_id: str) -> bool:
+    site = context.request.headers.get("sec-fetch-site")
+    if site is not None and site not in _SAME_ORIGIN:
+        return True
+    return not service.same_csrf_token(sent, token, session_id)
+
+
+def _refused(context: PublicContext) -> HTMLResponse:
+    return _page(
+        context,
+        "message.html",
+        status=403,
+        title="This form could not be accepted",
+        message="It was not sent from this verification page. Open your link again and resubmit.",
+    )
+
+
+async def _open_form(
+    context: PublicContext, session_id: str, form: dict[str, str]
+) -> service.Opened | HTMLResponse:
+    """The session a form post names, locked, if its link token and CSRF token are right;
+    otherwise the page to answer with."""
     token = form.get("token", "")
     try:
         opened = await service.open_link(
@@ -159,31 +294,134 @@ async def submit_verification(session_id: str, request: Request, context: Public
         )
     except (LinkInvalid, LinkExpired) as error:
         return _closed(context, error)
+    if _forged(context, form.get(CSRF_FIELD), token, session_id):
+        return _refused(context)
+    return opened
+
+
+@router.post("/verify/{session_id}", response_class=HTMLResponse)
+async def submit_verification(session_id: str, request: Request, context: Public) -> Response:
+    try:
+        form, _ = await _read_form(request)
+    except _Unreadable:
+        return _unreadable(context)
+    opened = await _open_form(context, session_id, form)
+    if isinstance(opened, HTMLResponse):
+        return opened
+    token = form.get("token", "")
     if opened.completed:
         # Sent twice (a double click, the back button): the first submit stands.
-        return _see_result(context, session_id, token)
+        return _see_page(context, session_id, token)
+    client = request.client
     try:
         await service.submit(
             context.session,
             opened=opened,
             form=form,
+            requester=service.Requester(
+                ip_address=client.host if client else None,
+                user_agent=request.headers.get("user-agent"),
+            ),
             sandbox=context.settings.is_sandbox,
             now=context.now(),
         )
     except CorridorError as error:
-        await context.session.rollback()
-        reopened = await service.open_link(
-            context.session, session_id=session_id, token=token, now=context.now()
-        )
-        problems = error.errors or [{"field": "form", "message": error.message}]
-        return _render(context, reopened, token=token, errors=problems, form=form, status=422)
+        return await _again(context, session_id, token, error, form=form)
     await context.session.commit()
-    return _see_result(context, session_id, token)
+    return _see_page(context, session_id, token)
 
 
-def _see_result(context: PublicContext, session_id: str, token: str) -> Response:
+async def _again(
+    context: PublicContext,
+    session_id: str,
+    token: str,
+    error: CorridorError,
+    *,
+    form: dict[str, str] | None = None,
+    owner_form: dict[str, str] | None = None,
+    owner_roles: list[str] | None = None,
+) -> HTMLResponse:
+    """Nothing saved; the page again with the problems and what was typed."""
+    await context.session.rollback()
+    reopened = await service.open_link(
+        context.session, session_id=session_id, token=token, now=context.now()
+    )
+    problems = error.errors or [{"field": "form", "message": error.message}]
+    if owner_form is None or reopened.kind != "BUSINESS":
+        # Only a business's page has the owners' form to show the problems beside.
+        return _render(context, reopened, token=token, errors=problems, form=form, status=422)
+    return _render(
+        context,
+        reopened,
+        token=token,
+        owner_errors=problems,
+        owner_form=owner_form,
+        owner_roles=owner_roles,
+        status=422,
+    )
+
+
+@router.post("/verify/{session_id}/owners", response_class=HTMLResponse)
+async def add_owner(session_id: str, request: Request, context: Public) -> Response:
+    try:
+        form, roles = await _read_form(request)
+    except _Unreadable:
+        return _unreadable(context)
+    opened = await _open_form(context, session_id, form)
+    if isinstance(opened, HTMLResponse):
+        return opened
+    token = form.get("token", "")
+    try:
+        await service.add_owner(
+            context.session,
+            opened=opened,
+            form=form,
+            roles=roles,
+            sandbox=context.settings.is_sandbox,
+            now=context.now(),
+        )
+    except CorridorError as error:
+        return await _again(context, session_id, token, error, owner_form=form, owner_roles=roles)
+    await context.session.commit()
+    return _see_page(context, session_id, token, anchor="owners")
+
+
+@router.post("/verify/{session_id}/owners/{entity_id}/remove", response_class=HTMLResponse)
+async def remove_owner(
+    session_id: str, entity_id: str, request: Request, context: Public
+) -> Response:
+    try:
+        form, _ = await _read_form(request)
+    except _Unreadable:
+        return _unreadable(context)
+    opened = await _open_form(context, session_id, form)
+    if isinstance(opened, HTMLResponse):
+        return opened
+    token = form.get("token", "")
+    try:
+        await service.remove_owner(
+            context.session,
+            opened=opened,
+            entity_id=entity_id,
+            sandbox=context.settings.is_sandbox,
+        )
+    except CorridorError as error:
+        return await _again(context, session_id, token, error, owner_form={}, owner_roles=[])
+    await context.session.commit()
+    return _see_page(context, session_id, token, anchor="owners")
+
+
+def _see_page(context: PublicContext, session_id: str, token: str, anchor: str = "") -> Response:
     location = f"/verify/{session_id}?{urlencode({'token': token})}"
+    if anchor:
+        location += f"#{anchor}"
     return Response(status_code=303, headers={**_security_headers(context), "Location": location})
+
+
+@router.get("/hosted/terms-of-service", response_class=HTMLResponse)
+async def terms_of_service(context: Public) -> HTMLResponse:
+    """The terms the page's checkbox links to (their version is recorded on acceptance)."""
+    return _page(context, "terms.html", version=terms_of_service_version)
 
 
 # --- The upload script's calls ------------------------------------------------------------
@@ -206,10 +444,16 @@ async def _opened(
     session_id: str,
     context: Public,
     token: Annotated[str, Header(alias=TOKEN_HEADER)] = "",
+    csrf: Annotated[str | None, Header(alias=CSRF_HEADER)] = None,
 ) -> service.Opened:
-    return await service.open_link(
+    opened = await service.open_link(
         context.session, session_id=session_id, token=token, now=context.now()
     )
+    if _forged(context, csrf, token, session_id):
+        raise CsrfTokenInvalid(
+            f"Send the page's CSRF token in the {CSRF_HEADER} header, from the page itself"
+        )
+    return opened
 
 
 Opened = Annotated[service.Opened, Depends(_opened)]

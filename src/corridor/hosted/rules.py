@@ -28,6 +28,10 @@ ENTITY_DOCUMENTS = (
     DocumentAsk("id_front", "Front of your ID document", True),
     DocumentAsk("id_back", "Back of your ID document (not needed for a passport)", False),
 )
+# A company that owns or controls the business: its own registration, not an ID.
+COMPANY_ENTITY_DOCUMENTS = (
+    DocumentAsk("business_registration", "Certificate of incorporation or registration", True),
+)
 
 # What the sandbox's outcome control may decide, and how the page names it.
 SANDBOX_OUTCOMES = {
@@ -59,3 +63,95 @@ RESULT_WORDS = {
 
 def missing_documents(asks: tuple[DocumentAsk, ...], uploaded: set[str]) -> list[DocumentAsk]:
     return [ask for ask in asks if ask.required and ask.purpose not in uploaded]
+
+
+# --- Terms of service and owners ---------------------------------------------------------
+
+TERMS_FIELD = "termsAccepted"
+TERMS_PATH = "/hosted/terms-of-service"
+
+ROLE_WORDS = {
+    "BENEFICIAL_OWNER": "Beneficial owner (25% or more)",
+    "CONTROL_PERSON": "Control person (runs the business)",
+    "DIRECTOR": "Director",
+    "AUTHORIZED_SIGNER": "Authorized signer",
+}
+
+# The names of the page's fields, as the summary of problems names them.
+FIELD_LABELS = {
+    TERMS_FIELD: "Terms of service",
+    "dateOfBirth": "Date of birth",
+    "nationality": "Nationality",
+    "taxIdentificationNumber": "Tax identification number",
+    "idDocumentType": "Identity document type",
+    "idDocumentIssuingCountry": "Issuing country",
+    "idDocumentNumber": "Document number",
+    "idDocumentExpiresOn": "Expiry date",
+    "registrationNumber": "Registration number",
+    "incorporationCountry": "Country of incorporation",
+    "addressLine1": "Street address",
+    "addressLine2": "Apartment, suite",
+    "city": "City",
+    "state": "State or region",
+    "postalCode": "Postal code",
+    "country": "Country",
+    "firstName": "First name",
+    "lastName": "Last name",
+    "email": "Email",
+    "phone": "Phone",
+    "title": "Job title",
+    "roles": "Roles",
+    "ownershipPercentage": "Ownership",
+    "owners": "Owners and control persons",
+    "outcome": "Outcome",
+    "form": "The form",
+}
+
+# API field paths whose form field has another name.
+_FORM_NAMES = {
+    "address": "addressLine1",
+    "idDocument": "idDocumentType",
+    "idDocument.type": "idDocumentType",
+    "idDocument.number": "idDocumentNumber",
+    "idDocument.issuingCountry": "idDocumentIssuingCountry",
+    "idDocument.expiresOn": "idDocumentExpiresOn",
+    "tosAcceptanceId": TERMS_FIELD,
+    "associatedEntities": "owners",
+}
+
+
+# Questions of a request for information answered by ticking a box (true), not in words.
+RFI_CHECKBOXES = frozenset({"attestation.confirmed"})
+
+
+def rfi_field(path: str) -> str:
+    """The page's field of a request-for-information question (`personal.occupation`)."""
+    return f"rfi.{path}"
+
+
+def form_field(path: str) -> str:
+    """The page's field that an API field path (`address.city`, `roles.0`,
+    `data.personal.occupation`) names."""
+    if path in _FORM_NAMES:
+        return _FORM_NAMES[path]
+    head, _, rest = path.partition(".")
+    if head == "data" and rest:
+        return rfi_field(rest)
+    if head == "address" and rest:
+        return rest.split(".")[0]
+    if head == "roles":
+        return "roles"
+    return _FORM_NAMES.get(path, path)
+
+
+def readable(message: str) -> str:
+    """Pydantic's message without its 'Value error, ' prefix."""
+    return message.removeprefix("Value error, ")
+
+
+def field_errors(problems: list[dict[str, str]]) -> dict[str, str]:
+    """The first problem of each page field, by the field's form name."""
+    errors: dict[str, str] = {}
+    for problem in problems:
+        errors.setdefault(form_field(problem.get("field", "form")), readable(problem["message"]))
+    return errors

@@ -7,13 +7,18 @@
   if (!form) return;
   const session = form.dataset.session;
   const token = form.dataset.token;
+  const csrf = form.dataset.csrf;
   const submit = document.getElementById("submit");
   let inFlight = 0;
 
   function call(path, body) {
     return fetch(`/verify/${session}${path}`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "X-Verification-Token": token },
+      headers: {
+        "Content-Type": "application/json",
+        "X-Verification-Token": token,
+        "X-Corridor-CSRF": csrf,
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     }).then(async (response) => {
       const answer = await response.json().catch(() => ({}));

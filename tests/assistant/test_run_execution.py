@@ -54,6 +54,32 @@ async def test_run_events_stream_in_order_and_resume_after_last_event_id(app, ow
     assert [event["id"] for event in _events(resumed.text)] == [e["id"] for e in events[3:]]
 
 
+async def test_sandbox_text_streams_in_several_chunks_before_its_message(app, owner: Owner) -> None:
+    chat = await start(owner.client)
+    sent = await chat.say("What can you do?")
+    run_id = sent["run"]["id"]
+    await drive(app)
+    events = _events((await owner.client.get(f"/v1/assistant/runs/{run_id}/events")).text)
+    answer = [m for m in await chat.messages() if m["role"] == "assistant"][-1]
+    kinds = [event["event"] for event in events]
+    deltas = [
+        index
+        for index, event in enumerate(events)
+        if event["event"] == "text.delta" and event["data"]["messageId"] == answer["id"]
+    ]
+    created = [
+        index
+        for index, event in enumerate(events)
+        if event["event"] == "message.created" and event["data"]["id"] == answer["id"]
+    ]
+    assert len(deltas) > 10, kinds
+    # Streamed as it is written: every piece arrives before the message is recorded.
+    assert max(deltas) < created[0]
+    pieces = [events[index]["data"]["text"] for index in deltas]
+    assert all(len(piece.split()) <= 3 for piece in pieces)
+    assert "".join(pieces) == await chat.last_text()
+
+
 async def test_a_run_whose_worker_died_is_resumed_after_its_lease(app, owner: Owner, clock) -> None:
     chat = await start(owner.client)
     sent = await chat.say(f"balance of {owner.usd_account}")

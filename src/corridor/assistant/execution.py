@@ -62,7 +62,6 @@ from corridor.tools.registry import (
 logger = get_logger(__name__)
 
 runs_claimed_per_pass_max = 4
-text_flush_s = 0.25
 history_messages_max = 20
 
 SYSTEM_PROMPT = """You are Corridor's assistant. Corridor moves money between balance
@@ -192,7 +191,8 @@ async def _streamed(
     parameters: ModelRequestParameters,
 ) -> ModelResponse:
     """The model's answer, its text sent on as `text.delta` events while it is written
-    (gathered for `text_flush_s` at a time, so a long answer is a few small writes)."""
+    (gathered for the model's `text_flush_s` at a time, so a long answer from a real
+    provider is a few small writes)."""
     loop = asyncio.get_running_loop()
     pending: list[str] = []
     flushed_at = loop.time()
@@ -201,7 +201,7 @@ async def _streamed(
     ) as stream:
         async for event in stream:
             pending.extend(_text_of_event(event))
-            if pending and loop.time() - flushed_at >= text_flush_s:
+            if pending and loop.time() - flushed_at >= chosen.text_flush_s:
                 await _send_text(environment, run_id, message_id, "".join(pending))
                 pending, flushed_at = [], loop.time()
         if pending:

@@ -6,8 +6,17 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from datetime import timedelta
+from unittest.mock import ANY
 
-from pydantic_ai.messages import ModelResponse, ToolCallPart
+from pydantic_ai.messages import (
+    ModelRequest,
+    ModelResponse,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 from pydantic_ai.models.function import FunctionModel
 
 from corridor.assistant.execution import AssistantEnvironment, _claim
@@ -154,3 +163,40 @@ async def test_a_provider_failure_fails_the_run_with_its_reason(app, owner: Owne
     run = await chat.run(sent["run"]["id"])
     assert run["status"] == "failed"
     assert "upstream said no" in run["error"]
+
+
+async def test_a_cancelled_runs_unanswered_write_is_replayed_as_not_run(app, owner: Owner) -> None:
+    chat = await start(owner.client)
+    paid = await chat.say(f"send 25 USD to Müller Maschinenbau GmbH from {owner.usd_account}")
+    await drive(app)
+    assert (await chat.run(paid["run"]["id"]))["status"] == "awaiting_confirmation"
+    cancelled = await owner.client.post(f"/v1/assistant/runs/{paid['run']['id']}/cancel")
+    assert cancelled.status_code == 200, cancelled.text
+    seen: list = []
+
+    def recorder(messages, info):
+        seen.append(messages)
+        return ModelResponse(parts=[TextPart("Nothing was sent.")])
+
+    environment = AssistantEnvironment(app.state.tools, model_of=lambda: _scripted(recorder))
+    asked = await chat.say("Did the payment go out?")
+    await drive(app, environment)
+    assert (await chat.run(asked["run"]["id"]))["status"] == "completed"
+    history = seen[0]
+    calls = [p for m in history if isinstance(m, ModelResponse) for p in m.parts]
+    writes = [p for p in calls if isinstance(p, ToolCallPart) and p.tool_name == "create_transfer"]
+    returns = {
+        p.tool_call_id: p
+        for m in history
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+        if isinstance(p, ToolReturnPart)
+    }
+    # Every earlier call is answered (the read tools with their results), and the write
+    # the user never confirmed says it was not run; one system prompt, the question last.
+    assert len(writes) == 1
+    assert {p.tool_call_id for p in calls if isinstance(p, ToolCallPart)} == set(returns)
+    assert returns[writes[0].tool_call_id].content["error"]["code"] == "not_run"
+    systems = [p for m in history for p in m.parts if isinstance(p, SystemPromptPart)]
+    assert len(systems) == 1
+    assert history[-1].parts[-1] == UserPromptPart("Did the payment go out?", timestamp=ANY)

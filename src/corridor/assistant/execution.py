@@ -62,7 +62,13 @@ from corridor.tools.registry import (
 logger = get_logger(__name__)
 
 runs_claimed_per_pass_max = 4
-history_messages_max = 20
+# Model messages of earlier runs replayed to the model (a step adds two: the answer and
+# its tool results).
+history_messages_max = 60
+NOT_RUN = {
+    "code": "not_run",
+    "message": "The run ended before this tool call was carried out; nothing was done.",
+}
 
 SYSTEM_PROMPT = """You are Corridor's assistant. Corridor moves money between balance
 accounts, wallets and bank accounts. You act for the signed-in user with the tools given,
@@ -286,24 +292,95 @@ async def _history(session: AsyncSession, run: AssistantRun) -> list[ModelMessag
         saved = ModelMessagesTypeAdapter.validate_python(run.history)
         returns = await _answered_returns(session, run, saved)
         return [*saved, returns] if returns is not None else saved
-    thread_messages = await repository.thread_messages(
+    thread = await service.get_thread_row(session, run.thread_id)
+    current = await repository.user_message_of_run(session, run.id)
+    return _joined(
+        [
+            ModelRequest(parts=[SystemPromptPart(_system_prompt(thread.pinned_context))]),
+            *await _earlier_conversation(session, run),
+            ModelRequest(parts=[UserPromptPart(_text_of(current) if current else "")]),
+        ]
+    )
+
+
+async def _earlier_conversation(session: AsyncSession, run: AssistantRun) -> list[ModelMessage]:
+    """The thread's earlier runs as the model saw them: the latest run's saved conversation
+    (which holds the ones before it) with its tool calls and their results, every call
+    answered, then the questions of later runs that never reached the model."""
+    earlier = await repository.earlier_runs(
         session, run.thread_id, before_run_id=run.id, limit=history_messages_max
     )
-    current = await repository.user_message_of_run(session, run.id)
-    thread = await service.get_thread_row(session, run.thread_id)
-    history: list[ModelMessage] = [
-        ModelRequest(parts=[SystemPromptPart(_system_prompt(thread.pinned_context))])
-    ]
-    for message in thread_messages:
-        text = _text_of(message)
-        if not text:
+    unanswered: list[ModelMessage] = []
+    for previous in earlier:  # newest first
+        if not previous.history:
+            question = await repository.user_message_of_run(session, previous.id)
+            if question is not None and _text_of(question):
+                unanswered.insert(0, ModelRequest(parts=[UserPromptPart(_text_of(question))]))
             continue
-        if message.role == Role.USER:
-            history.append(ModelRequest(parts=[UserPromptPart(text)]))
+        saved = _without_system_prompts(ModelMessagesTypeAdapter.validate_python(previous.history))
+        closing = await _closing_returns(session, previous, saved)
+        conversation = [*saved, closing] if closing is not None else saved
+        return _latest(_joined([*conversation, *unanswered]))
+    return unanswered
+
+
+def _without_system_prompts(messages: list[ModelMessage]) -> list[ModelMessage]:
+    """The current system prompt replaces earlier ones (the pinned context may have moved)."""
+    kept: list[ModelMessage] = []
+    for message in messages:
+        if isinstance(message, ModelRequest):
+            parts = [part for part in message.parts if not isinstance(part, SystemPromptPart)]
+            if parts:
+                kept.append(ModelRequest(parts=parts))
         else:
-            history.append(ModelResponse(parts=[TextPart(text)]))
-    history.append(ModelRequest(parts=[UserPromptPart(_text_of(current) if current else "")]))
-    return history
+            kept.append(message)
+    return kept
+
+
+async def _closing_returns(
+    session: AsyncSession, run: AssistantRun, history: list[ModelMessage]
+) -> ModelRequest | None:
+    """An ended run's last tool calls answered (cancelled or failed runs can end on calls
+    nobody ran): a provider refuses a tool call without its result."""
+    returns = await _answered_returns(session, run, history)
+    if returns is None:
+        return None
+    return ModelRequest(
+        parts=[
+            ToolReturnPart(
+                part.tool_name, part.content or {"error": NOT_RUN}, tool_call_id=part.tool_call_id
+            )
+            if isinstance(part, ToolReturnPart)
+            else part
+            for part in returns.parts
+        ]
+    )
+
+
+def _joined(messages: list[ModelMessage]) -> list[ModelMessage]:
+    """Back-to-back requests become one (a tool's result then the next question)."""
+    joined: list[ModelMessage] = []
+    for message in messages:
+        last = joined[-1] if joined else None
+        if isinstance(message, ModelRequest) and isinstance(last, ModelRequest):
+            joined[-1] = ModelRequest(parts=[*last.parts, *message.parts])
+        else:
+            joined.append(message)
+    return joined
+
+
+def _latest(messages: list[ModelMessage]) -> list[ModelMessage]:
+    """At most `history_messages_max` messages, cut where the user asked something, so the
+    kept part never starts with a tool result whose call was cut away."""
+    if len(messages) <= history_messages_max:
+        return messages
+    for start in range(len(messages) - history_messages_max, len(messages)):
+        message = messages[start]
+        if isinstance(message, ModelRequest) and any(
+            isinstance(part, UserPromptPart) for part in message.parts
+        ):
+            return messages[start:]
+    return []
 
 
 def _system_prompt(pinned: dict[str, Any] | None) -> str:

@@ -47,6 +47,7 @@ from corridor.auth.scopes import UNRESTRICTED
 from corridor.kit.db import Database
 from corridor.kit.ids import new_id
 from corridor.kit.logging import get_logger
+from corridor.mcp import sessions as mcp_sessions
 from corridor.models.access import ConsoleUser
 from corridor.models.assistant import AssistantMessage, AssistantRun, AssistantToolCall
 from corridor.tools.base import Tool, ToolError
@@ -263,12 +264,32 @@ async def _prepare_in(
         error = "The run's user can no longer act (the user is gone, or the key revoked)"
         service.end_run(session, run, RunStatus.FAILED, now, error=error)
         return None
+    caller = await _in_thread_session(session, run, caller, now)
     history = await _history(session, run)
     run.provider, run.model = chosen.provider, chosen.name
     run.lease_expires_at = now + timedelta(seconds=settings.assistant_run_lease_s)
     run.history = _dump(history)
     run.updated_at = now
     return Prepared(run, caller, history, tools_for(caller, settings))
+
+
+async def _in_thread_session(
+    session: AsyncSession, run: AssistantRun, caller: Caller, now: datetime
+) -> Caller:
+    """The run's tools are called in its thread's MCP session with Corridor's tool server
+    (the thread's `mcpSessionIds`), opened by the thread's first run and again when it
+    lapsed; the caller is the one that session knows."""
+    thread = await service.get_thread_row(session, run.thread_id)
+    known = (thread.mcp_session_ids or {}).get(mcp_sessions.SERVER_NAME)
+    row = await mcp_sessions.thread_session(
+        session, caller=caller, thread_id=thread.id, known=known, now=now
+    )
+    if row.id != known:
+        thread.mcp_session_ids = {
+            **(thread.mcp_session_ids or {}),
+            mcp_sessions.SERVER_NAME: row.id,
+        }
+    return mcp_sessions.caller_in(caller, row)
 
 
 async def caller_of_run(session: AsyncSession, run: AssistantRun) -> Caller | None:

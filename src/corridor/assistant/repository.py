@@ -20,6 +20,7 @@ from corridor.models.assistant import (
     AssistantThread,
     AssistantToolCall,
 )
+from corridor.models.mcp import McpSession
 
 
 def visible_threads(caller: Caller) -> Select[AssistantThread]:
@@ -179,6 +180,7 @@ async def delete_expired_threads(session: AsyncSession, *, now: datetime, limit:
     await session.execute(delete(AssistantToolCall).where(AssistantToolCall.run_id.in_(run_ids)))
     await session.execute(delete(AssistantMessage).where(AssistantMessage.thread_id.in_(ids)))
     await session.execute(delete(AssistantRun).where(AssistantRun.thread_id.in_(ids)))
+    await session.execute(delete(McpSession).where(McpSession.thread_id.in_(ids)))
     return await affected_rows(session, delete(AssistantThread).where(AssistantThread.id.in_(ids)))
 
 

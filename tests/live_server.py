@@ -130,6 +130,7 @@ def another_server(live: LiveServer, directory: Path) -> Iterator[LiveServer]:
     port = free_port()
     log = directory / f"server-{port}.log"
     command = [sys.executable, "-m", "corridor", "serve", "--port", str(port), "--no-workers"]
+    command += ["--processes", "1"]
     with log.open("w") as output:
         server = subprocess.Popen(command, env=environment, stdout=output, stderr=subprocess.STDOUT)
     other = dataclasses.replace(live, base_url=f"http://127.0.0.1:{port}", log=log)

@@ -58,10 +58,6 @@ def _credential(request: Request, *, sandbox: bool) -> str:
     raise Unauthorized()
 
 
-async def authenticate(request: Request, environment: ToolEnvironment) -> Caller:
-    return (await _authenticated(request, environment, session_id=None)).caller
-
-
 @dataclass(frozen=True, slots=True)
 class Authenticated:
     caller: Caller
@@ -198,6 +194,8 @@ async def _body(receive: Receive) -> bytes:
 
 
 def _initializes(body: bytes) -> bool:
+    if b"initialize" not in body:  # most messages: no second parse
+        return False
     try:
         message = json.loads(body)
     except ValueError:

@@ -37,8 +37,8 @@ def _expiry(now: datetime) -> datetime:
 async def open_session(
     session: AsyncSession, *, caller: Caller, now: datetime, thread_id: str | None = None
 ) -> McpSession:
-    """A new session of the caller's credential (bound already if the caller is, through
-    X-Corridor-On-Behalf-Of); its least recently used sessions beyond the limit end."""
+    """A new, unbound session of the caller's credential (X-Corridor-On-Behalf-Of binds
+    per request, not the session); its least recently used sessions beyond the limit end."""
     row = McpSession(
         id=new_id("mcps"),
         organization_id=caller.organization_id,

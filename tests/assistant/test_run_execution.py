@@ -3,6 +3,7 @@ run resumed after its worker died, and the ceilings on tool calls and tokens."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import replace
 from datetime import timedelta
@@ -200,3 +201,15 @@ async def test_a_cancelled_runs_unanswered_write_is_replayed_as_not_run(app, own
     systems = [p for m in history for p in m.parts if isinstance(p, SystemPromptPart)]
     assert len(systems) == 1
     assert history[-1].parts[-1] == UserPromptPart("Did the payment go out?", timestamp=ANY)
+
+
+async def test_two_workers_claiming_at_once_never_take_the_same_run(app, owner: Owner) -> None:
+    queued = []
+    for _ in range(3):
+        chat = await start(owner.client)
+        queued.append((await chat.say(f"balance of {owner.usd_account}"))["run"]["id"])
+    first, second = await asyncio.gather(_claim(app.state.assistant), _claim(app.state.assistant))
+    assert not set(first) & set(second), "a run is claimed by one worker only"
+    for run_id in set(queued) & (set(first) | set(second)):
+        run = await owner.client.get(f"/v1/assistant/runs/{run_id}")
+        assert run.json()["status"] == "running"

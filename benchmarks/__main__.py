@@ -85,6 +85,38 @@ async def _http_submit(postgres: str, seconds: int) -> None:
         await drop()
 
 
+async def _mcp_tool_call(url: str, backend: str, operations: int, concurrency: int) -> None:
+    await upgrade_to_head_async(url)
+    rest, tool = await mcp_tool_call.run(
+        url, operations=transfer_operations(operations), concurrency=concurrency
+    )
+    report(
+        f"MCP tool call vs REST, create+submit over HTTP on {backend} ({concurrency} concurrent)",
+        [tool],
+        baseline=rest,
+    )
+
+
+def _postgres_url() -> str | None:
+    return os.environ.get("CORRIDOR_BENCH_DATABASE_URL") or os.environ.get(
+        "CORRIDOR_TEST_DATABASE_URL"
+    )
+
+
+async def mcp_only(operations: int, concurrency: int) -> None:
+    """`make bench BENCH_ARGS="--only mcp"`: the MCP benchmark alone, on each database."""
+    with tempfile.TemporaryDirectory() as directory:
+        sqlite_url = f"sqlite+aiosqlite:///{Path(directory) / 'mcp.db'}"
+        await _mcp_tool_call(sqlite_url, "SQLite", operations, concurrency)
+    postgres = _postgres_url()
+    if postgres:
+        url, drop = await _postgres_database(postgres)
+        try:
+            await _mcp_tool_call(url, "PostgreSQL", operations, concurrency)
+        finally:
+            await drop()
+
+
 async def main(operations: int, concurrency: int, seconds: int) -> None:
     with tempfile.TemporaryDirectory() as directory:
         sqlite_url = f"sqlite+aiosqlite:///{Path(directory) / 'bench.db'}"
@@ -100,18 +132,8 @@ async def main(operations: int, concurrency: int, seconds: int) -> None:
         webhooks_url = f"sqlite+aiosqlite:///{Path(directory) / 'webhooks.db'}"
         await _webhook_delivery(webhooks_url, operations, "SQLite")
         mcp_url = f"sqlite+aiosqlite:///{Path(directory) / 'mcp.db'}"
-        await upgrade_to_head_async(mcp_url)
-        rest, tool = await mcp_tool_call.run(
-            mcp_url, operations=transfer_operations(operations), concurrency=concurrency
-        )
-        report(
-            f"MCP tool call vs REST, create+submit over HTTP on SQLite ({concurrency} concurrent)",
-            [tool],
-            baseline=rest,
-        )
-    postgres = os.environ.get("CORRIDOR_BENCH_DATABASE_URL") or os.environ.get(
-        "CORRIDOR_TEST_DATABASE_URL"
-    )
+        await _mcp_tool_call(mcp_url, "SQLite", operations, concurrency)
+    postgres = _postgres_url()
     if postgres:
         await _http_submit(postgres, seconds)
         url, drop = await _postgres_database(postgres)
@@ -134,6 +156,11 @@ async def main(operations: int, concurrency: int, seconds: int) -> None:
             await _webhook_delivery(url, operations, "PostgreSQL")
         finally:
             await drop()
+        url, drop = await _postgres_database(postgres)
+        try:
+            await _mcp_tool_call(url, "PostgreSQL", operations, concurrency)
+        finally:
+            await drop()
     else:
         console.print("PostgreSQL skipped: set CORRIDOR_BENCH_DATABASE_URL to include it.")
 
@@ -152,5 +179,11 @@ if __name__ == "__main__":
         default=10,
         help="seconds of each HTTP load run (wrk, pgbench; default 10)",
     )
+    parser.add_argument(
+        "--only", choices=["mcp"], help="run one benchmark alone (mcp: MCP tool call vs REST)"
+    )
     arguments = parser.parse_args()
-    asyncio.run(main(arguments.operations, arguments.concurrency, arguments.seconds))
+    if arguments.only == "mcp":
+        asyncio.run(mcp_only(arguments.operations, arguments.concurrency))
+    else:
+        asyncio.run(main(arguments.operations, arguments.concurrency, arguments.seconds))

@@ -1,11 +1,14 @@
 """An MCP tool call against the same REST call (issue 11): create+submit over real HTTP.
 
-`corridor serve --no-workers` on its own database; the same payers and the same payment
+`corridor serve --no-workers --processes 1` on its own database (SQLite, and PostgreSQL
+when `make bench` has one); the same payers and the same payment
 (an ACH payout of $1.00 from a funded balance, submitted at once). REST: `POST
 /v1/transfers` with `confirm: true` over httpx. MCP: `create_transfer` with `submit: true`
-through the official `mcp` client over Streamable HTTP, one MCP session per connection.
-Both at the same concurrency, in one run, so the ratio is the cost of the MCP layer
-(JSON-RPC, the SDK's session and the tool's decimal conversion) on this machine.
+through the official `mcp` client over Streamable HTTP, one client per connection (it
+negotiates the sessionless 2026-07-28 protocol, so no session row is read). Both at the
+same concurrency, in one run, so the ratio is the cost of the MCP layer (JSON-RPC, the
+SDK, authentication in a transaction of its own and the tool's decimal conversion) on
+this machine.
 """
 
 from __future__ import annotations
@@ -38,7 +41,9 @@ def _tool_arguments(body: dict) -> dict:
 async def run(database_url: str, *, operations: int, concurrency: int) -> tuple[Result, Result]:
     secret = await bootstrap(database_url)
     with tempfile.TemporaryDirectory() as directory:
-        server = start_server(database_url, Path(directory))
+        # One API process on either database (PostgreSQL's default is one per core): the
+        # ratio is the MCP layer's cost, the same process answering both.
+        server = start_server(database_url, Path(directory), extra=["--processes", "1"])
         try:
             bodies = await transfer_bodies(server.base_url, secret, PAYERS)
             rest = await _rest(server.base_url, secret, bodies, operations, concurrency)

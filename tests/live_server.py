@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import socket
@@ -114,6 +115,31 @@ def live_corridor(
         finally:
             server.terminate()
             server.wait(timeout=server_stop_s_max)
+
+
+@contextlib.contextmanager
+def another_server(live: LiveServer, directory: Path) -> Iterator[LiveServer]:
+    """One more `corridor serve` process on `live`'s database (a second API replica, or the
+    server after a restart): same credentials, its own port and log."""
+    environment = {
+        **os.environ,
+        "CORRIDOR_DATABASE_URL": live.database_url,
+        "CORRIDOR_LOG_LEVEL": "WARNING",
+        "CORRIDOR_RATE_LIMITS_ENABLED": "false",
+    }
+    port = free_port()
+    log = directory / f"server-{port}.log"
+    command = [sys.executable, "-m", "corridor", "serve", "--port", str(port), "--no-workers"]
+    command += ["--processes", "1"]
+    with log.open("w") as output:
+        server = subprocess.Popen(command, env=environment, stdout=output, stderr=subprocess.STDOUT)
+    other = dataclasses.replace(live, base_url=f"http://127.0.0.1:{port}", log=log)
+    try:
+        _wait_until_healthy(other, server)
+        yield other
+    finally:
+        server.terminate()
+        server.wait(timeout=server_stop_s_max)
 
 
 def _wait_until_healthy(live: LiveServer, server: subprocess.Popen) -> None:

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+from corridor.mcp import sessions
 from corridor.mcp.server import build_server
 from mcp import Client, StdioServerParameters
 from tests.auth.credentials import key_secret
@@ -57,13 +58,22 @@ def test_corridor_mcp_refuses_to_start_without_a_valid_key(database_url) -> None
 async def test_platform_session_binds_to_the_business_customer_it_creates(app, make_tenant) -> None:
     platform = await make_tenant(kind="PLATFORM")
     caller = await caller_of(app, platform.secret)
+    environment = app.state.tools
+    now = environment.clock.now()
+    async with environment.database.session() as session, session.begin():
+        first = (await sessions.open_session(session, caller=caller, now=now)).id
+        second = (await sessions.open_session(session, caller=caller, now=now)).id
+    current = {"id": first}
 
-    async def same_caller(_context):
-        return caller
+    async def in_session(_context):
+        async with environment.database.session(write=False) as session:
+            row = await sessions.find_session(
+                session, caller=caller, session_id=current["id"], now=now
+            )
+        return sessions.caller_in(caller, row)
 
-    session = {"id": "s1"}
     server = build_server(
-        app.state.tools, caller_of=same_caller, session_of=lambda _context: session["id"]
+        environment, caller_of=in_session, session_of=lambda _context: current["id"]
     )
     async with Client(server) as client:
         before = await client.call_tool("list_transfers", {})
@@ -81,7 +91,7 @@ async def test_platform_session_binds_to_the_business_customer_it_creates(app, m
         created.structured_content["id"]
     ]
     # Another MCP session of the same key is not bound.
-    session["id"] = "s2"
+    current["id"] = second
     async with Client(server) as client:
         assert (await client.call_tool("list_transfers", {})).structured_content[
             "code"

@@ -47,6 +47,7 @@ from corridor.auth.scopes import UNRESTRICTED
 from corridor.kit.db import Database
 from corridor.kit.ids import new_id
 from corridor.kit.logging import get_logger
+from corridor.mcp import sessions as mcp_sessions
 from corridor.models.access import ConsoleUser
 from corridor.models.assistant import AssistantMessage, AssistantRun, AssistantToolCall
 from corridor.tools.base import Tool, ToolError
@@ -62,8 +63,13 @@ from corridor.tools.registry import (
 logger = get_logger(__name__)
 
 runs_claimed_per_pass_max = 4
-text_flush_s = 0.25
-history_messages_max = 20
+# Model messages of earlier runs replayed to the model (a step adds two: the answer and
+# its tool results).
+history_messages_max = 60
+NOT_RUN = {
+    "code": "not_run",
+    "message": "The run ended before this tool call was carried out; nothing was done.",
+}
 
 SYSTEM_PROMPT = """You are Corridor's assistant. Corridor moves money between balance
 accounts, wallets and bank accounts. You act for the signed-in user with the tools given,
@@ -192,7 +198,8 @@ async def _streamed(
     parameters: ModelRequestParameters,
 ) -> ModelResponse:
     """The model's answer, its text sent on as `text.delta` events while it is written
-    (gathered for `text_flush_s` at a time, so a long answer is a few small writes)."""
+    (gathered for the model's `text_flush_s` at a time, so a long answer from a real
+    provider is a few small writes)."""
     loop = asyncio.get_running_loop()
     pending: list[str] = []
     flushed_at = loop.time()
@@ -201,7 +208,7 @@ async def _streamed(
     ) as stream:
         async for event in stream:
             pending.extend(_text_of_event(event))
-            if pending and loop.time() - flushed_at >= text_flush_s:
+            if pending and loop.time() - flushed_at >= chosen.text_flush_s:
                 await _send_text(environment, run_id, message_id, "".join(pending))
                 pending, flushed_at = [], loop.time()
         if pending:
@@ -257,12 +264,32 @@ async def _prepare_in(
         error = "The run's user can no longer act (the user is gone, or the key revoked)"
         service.end_run(session, run, RunStatus.FAILED, now, error=error)
         return None
+    caller = await _in_thread_session(session, run, caller, now)
     history = await _history(session, run)
     run.provider, run.model = chosen.provider, chosen.name
     run.lease_expires_at = now + timedelta(seconds=settings.assistant_run_lease_s)
     run.history = _dump(history)
     run.updated_at = now
     return Prepared(run, caller, history, tools_for(caller, settings))
+
+
+async def _in_thread_session(
+    session: AsyncSession, run: AssistantRun, caller: Caller, now: datetime
+) -> Caller:
+    """The run's tools are called in its thread's MCP session with Corridor's tool server
+    (the thread's `mcpSessionIds`), opened by the thread's first run and again when it
+    lapsed; the caller is the one that session knows."""
+    thread = await service.get_thread_row(session, run.thread_id)
+    known = (thread.mcp_session_ids or {}).get(mcp_sessions.SERVER_NAME)
+    row = await mcp_sessions.thread_session(
+        session, caller=caller, thread_id=thread.id, known=known, now=now
+    )
+    if row.id != known:
+        thread.mcp_session_ids = {
+            **(thread.mcp_session_ids or {}),
+            mcp_sessions.SERVER_NAME: row.id,
+        }
+    return mcp_sessions.caller_in(caller, row)
 
 
 async def caller_of_run(session: AsyncSession, run: AssistantRun) -> Caller | None:
@@ -286,24 +313,95 @@ async def _history(session: AsyncSession, run: AssistantRun) -> list[ModelMessag
         saved = ModelMessagesTypeAdapter.validate_python(run.history)
         returns = await _answered_returns(session, run, saved)
         return [*saved, returns] if returns is not None else saved
-    thread_messages = await repository.thread_messages(
+    thread = await service.get_thread_row(session, run.thread_id)
+    current = await repository.user_message_of_run(session, run.id)
+    return _joined(
+        [
+            ModelRequest(parts=[SystemPromptPart(_system_prompt(thread.pinned_context))]),
+            *await _earlier_conversation(session, run),
+            ModelRequest(parts=[UserPromptPart(_text_of(current) if current else "")]),
+        ]
+    )
+
+
+async def _earlier_conversation(session: AsyncSession, run: AssistantRun) -> list[ModelMessage]:
+    """The thread's earlier runs as the model saw them: the latest run's saved conversation
+    (which holds the ones before it) with its tool calls and their results, every call
+    answered, then the questions of later runs that never reached the model."""
+    earlier = await repository.earlier_runs(
         session, run.thread_id, before_run_id=run.id, limit=history_messages_max
     )
-    current = await repository.user_message_of_run(session, run.id)
-    thread = await service.get_thread_row(session, run.thread_id)
-    history: list[ModelMessage] = [
-        ModelRequest(parts=[SystemPromptPart(_system_prompt(thread.pinned_context))])
-    ]
-    for message in thread_messages:
-        text = _text_of(message)
-        if not text:
+    unanswered: list[ModelMessage] = []
+    for previous in earlier:  # newest first
+        if not previous.history:
+            question = await repository.user_message_of_run(session, previous.id)
+            if question is not None and _text_of(question):
+                unanswered.insert(0, ModelRequest(parts=[UserPromptPart(_text_of(question))]))
             continue
-        if message.role == Role.USER:
-            history.append(ModelRequest(parts=[UserPromptPart(text)]))
+        saved = _without_system_prompts(ModelMessagesTypeAdapter.validate_python(previous.history))
+        closing = await _closing_returns(session, previous, saved)
+        conversation = [*saved, closing] if closing is not None else saved
+        return _latest(_joined([*conversation, *unanswered]))
+    return unanswered
+
+
+def _without_system_prompts(messages: list[ModelMessage]) -> list[ModelMessage]:
+    """The current system prompt replaces earlier ones (the pinned context may have moved)."""
+    kept: list[ModelMessage] = []
+    for message in messages:
+        if isinstance(message, ModelRequest):
+            parts = [part for part in message.parts if not isinstance(part, SystemPromptPart)]
+            if parts:
+                kept.append(ModelRequest(parts=parts))
         else:
-            history.append(ModelResponse(parts=[TextPart(text)]))
-    history.append(ModelRequest(parts=[UserPromptPart(_text_of(current) if current else "")]))
-    return history
+            kept.append(message)
+    return kept
+
+
+async def _closing_returns(
+    session: AsyncSession, run: AssistantRun, history: list[ModelMessage]
+) -> ModelRequest | None:
+    """An ended run's last tool calls answered (cancelled or failed runs can end on calls
+    nobody ran): a provider refuses a tool call without its result."""
+    returns = await _answered_returns(session, run, history)
+    if returns is None:
+        return None
+    return ModelRequest(
+        parts=[
+            ToolReturnPart(
+                part.tool_name, part.content or {"error": NOT_RUN}, tool_call_id=part.tool_call_id
+            )
+            if isinstance(part, ToolReturnPart)
+            else part
+            for part in returns.parts
+        ]
+    )
+
+
+def _joined(messages: list[ModelMessage]) -> list[ModelMessage]:
+    """Back-to-back requests become one (a tool's result then the next question)."""
+    joined: list[ModelMessage] = []
+    for message in messages:
+        last = joined[-1] if joined else None
+        if isinstance(message, ModelRequest) and isinstance(last, ModelRequest):
+            joined[-1] = ModelRequest(parts=[*last.parts, *message.parts])
+        else:
+            joined.append(message)
+    return joined
+
+
+def _latest(messages: list[ModelMessage]) -> list[ModelMessage]:
+    """At most `history_messages_max` messages, cut where the user asked something, so the
+    kept part never starts with a tool result whose call was cut away."""
+    if len(messages) <= history_messages_max:
+        return messages
+    for start in range(len(messages) - history_messages_max, len(messages)):
+        message = messages[start]
+        if isinstance(message, ModelRequest) and any(
+            isinstance(part, UserPromptPart) for part in message.parts
+        ):
+            return messages[start:]
+    return []
 
 
 def _system_prompt(pinned: dict[str, Any] | None) -> str:

@@ -20,6 +20,7 @@ from corridor.models.assistant import (
     AssistantThread,
     AssistantToolCall,
 )
+from corridor.models.mcp import McpSession
 
 
 def visible_threads(caller: Caller) -> Select[AssistantThread]:
@@ -86,19 +87,17 @@ async def active_run_of(session: AsyncSession, thread_id: str) -> AssistantRun |
     return (await session.execute(statement.limit(1))).scalar_one_or_none()
 
 
-async def thread_messages(
-    session: AsyncSession, thread_id: str, *, before_run_id: str | None, limit: int
-) -> list[AssistantMessage]:
-    """The thread's latest user and assistant messages before a run, oldest first."""
-    statement = messages_of(thread_id).where(
-        AssistantMessage.role.in_([Role.USER.value, Role.ASSISTANT.value])
+async def earlier_runs(
+    session: AsyncSession, thread_id: str, *, before_run_id: str, limit: int
+) -> list[AssistantRun]:
+    """The thread's latest runs before a run, newest first."""
+    statement = (
+        select(AssistantRun)
+        .where(AssistantRun.thread_id == thread_id, AssistantRun.id < before_run_id)
+        .order_by(AssistantRun.id.desc())
+        .limit(limit)
     )
-    if before_run_id is not None:
-        statement = statement.where(
-            or_(AssistantMessage.run_id.is_(None), AssistantMessage.run_id < before_run_id)
-        )
-    rows = await session.execute(statement.order_by(AssistantMessage.id.desc()).limit(limit))
-    return list(reversed(list(rows.scalars())))
+    return list((await session.execute(statement)).scalars())
 
 
 async def user_message_of_run(session: AsyncSession, run_id: str) -> AssistantMessage | None:
@@ -181,6 +180,7 @@ async def delete_expired_threads(session: AsyncSession, *, now: datetime, limit:
     await session.execute(delete(AssistantToolCall).where(AssistantToolCall.run_id.in_(run_ids)))
     await session.execute(delete(AssistantMessage).where(AssistantMessage.thread_id.in_(ids)))
     await session.execute(delete(AssistantRun).where(AssistantRun.thread_id.in_(ids)))
+    await session.execute(delete(McpSession).where(McpSession.thread_id.in_(ids)))
     return await affected_rows(session, delete(AssistantThread).where(AssistantThread.id.in_(ids)))
 
 

@@ -77,7 +77,13 @@ class AssistantThreadRead(ResponseModel):
     user_id: str
     title: str
     status: str = Field(examples=["active"])
-    mcp_session_ids: dict[str, Any]
+    mcp_session_ids: dict[str, Any] = Field(
+        description=(
+            "The MCP sessions the thread's runs call tools in, by server name: Corridor's "
+            "tool server is `corridor`. Empty until the thread's first run starts."
+        ),
+        examples=[{"corridor": "mcps_01jd3x0p6x9e3k2v1m8q4r7s5t"}],
+    )
     visibility: str = Field(examples=["private"])
     created_at: Timestamp
     updated_at: Timestamp

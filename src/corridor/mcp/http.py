@@ -4,29 +4,44 @@ Every HTTP request to /mcp is authenticated like a REST call (`Authorization: Be
 or `X-API-Key` in sandbox; `X-Corridor-On-Behalf-Of` binds to a customer): no valid
 credential, 401 in the API's error shape before any MCP message is read. Cookies are
 not accepted here, so a browser page cannot drive tools with a console user's cookie.
+
+Sessions are rows (sessions.py), not SDK state: the SDK's transport runs stateless, an
+`initialize` opens a session whose id goes back in `Mcp-Session-Id`, and a request that
+carries it is served by whichever API process receives it, before or after a restart.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 from mcp.server.context import ServerRequestContext
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.requests import Request
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from corridor.auth import service as auth
 from corridor.auth.callers import Caller
-from corridor.kit.errors import CorridorError, Unauthorized, ValidationFailed, render_error
+from corridor.kit.errors import (
+    CorridorError,
+    PayloadTooLarge,
+    Unauthorized,
+    ValidationFailed,
+    render_error,
+)
 from corridor.kit.ids import looks_like_id
+from corridor.mcp import sessions
+from corridor.mcp.errors import McpMethodNotAllowed
 from corridor.mcp.server import build_server
 from corridor.tools.registry import ToolEnvironment
 
 ON_BEHALF_OF_HEADER = "x-corridor-on-behalf-of"
 SESSION_HEADER = "mcp-session-id"
 _CALLER_KEY = "corridor_caller"
+_SESSION_KEY = "corridor_mcp_session"
 mcp_request_bytes_max = 1024 * 1024
 
 
@@ -43,22 +58,37 @@ def _credential(request: Request, *, sandbox: bool) -> str:
     raise Unauthorized()
 
 
-async def authenticate(request: Request, environment: ToolEnvironment) -> Caller:
+@dataclass(frozen=True, slots=True)
+class Authenticated:
+    caller: Caller
+    # The MCP session the request continues, and whether its expiry is due a push.
+    session_id: str | None = None
+    renew: bool = False
+
+
+async def _authenticated(
+    request: Request, environment: ToolEnvironment, *, session_id: str | None
+) -> Authenticated:
+    """The caller behind the request's credentials, in its MCP session when it names one
+    (one read transaction for both)."""
     settings = environment.settings
     credential = _credential(request, sandbox=settings.is_sandbox)
+    now = environment.clock.now()
     async with environment.database.session(write=False) as session:
         caller = await auth.authenticate(
-            session,
-            credential=credential,
-            key_environment=settings.key_environment,
-            now=environment.clock.now(),
+            session, credential=credential, key_environment=settings.key_environment, now=now
         )
         on_behalf_of = request.headers.get(ON_BEHALF_OF_HEADER)
         if on_behalf_of is not None:
             if not looks_like_id(on_behalf_of, "cus"):
                 raise ValidationFailed("X-Corridor-On-Behalf-Of", "must be a customer id (cus_…)")
             caller = await auth.bind_to_customer(session, caller=caller, customer_id=on_behalf_of)
-    return caller
+        if session_id is None:
+            return Authenticated(caller)
+        row = await sessions.find_session(session, caller=caller, session_id=session_id, now=now)
+        return Authenticated(
+            sessions.caller_in(caller, row), row.id, sessions.needs_renewal(row, now)
+        )
 
 
 async def _caller_of_message(context: ServerRequestContext[Any, Any]) -> Caller:
@@ -71,7 +101,8 @@ async def _caller_of_message(context: ServerRequestContext[Any, Any]) -> Caller:
 
 def _session_of_message(context: ServerRequestContext[Any, Any]) -> str | None:
     request = context.request
-    return request.headers.get(SESSION_HEADER) if isinstance(request, Request) else None
+    session_id = request.scope.get(_SESSION_KEY) if isinstance(request, Request) else None
+    return session_id if isinstance(session_id, str) else None
 
 
 class MCPEndpoint:
@@ -87,6 +118,8 @@ class MCPEndpoint:
             # A tool call answers with one JSON body rather than an SSE stream: no server
             # notification needs a stream, and a plain answer costs a client less.
             json_response=True,
+            # Sessions are database rows (sessions.py); the SDK keeps none in the process.
+            stateless=True,
         )
 
     @contextlib.asynccontextmanager
@@ -99,12 +132,104 @@ class MCPEndpoint:
             return
         request = Request(scope)
         try:
-            caller = await authenticate(request, self.environment)
+            body, who = await self._admit(request, receive)
         except CorridorError as error:
             await _send_error(send, error)
             return
-        scope[_CALLER_KEY] = caller
-        await self.manager.handle_request(scope, receive, send)
+        if body is None:  # DELETE: the session ended
+            await send({"type": "http.response.start", "status": 204, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        scope[_CALLER_KEY] = who.caller
+        scope[_SESSION_KEY] = who.session_id
+        await self.manager.handle_request(
+            scope, _replayed(body, receive), _with_session_header(send, who.session_id)
+        )
+
+    async def _admit(
+        self, request: Request, receive: Receive
+    ) -> tuple[bytes | None, Authenticated]:
+        """Authenticate, then: a POST continues its session or, initializing, opens one;
+        a DELETE ends its session (no body returned); GET is refused."""
+        environment = self.environment
+        session_id = request.headers.get(SESSION_HEADER)
+        who = await _authenticated(request, environment, session_id=session_id)
+        now = environment.clock.now()
+        if request.method == "GET":
+            raise McpMethodNotAllowed()
+        if request.method == "DELETE":
+            if session_id is None:
+                raise ValidationFailed("Mcp-Session-Id", "names the session to end")
+            async with environment.database.session() as session, session.begin():
+                await sessions.end_session(
+                    session, caller=who.caller, session_id=session_id, now=now
+                )
+            return None, who
+        body = await _body(receive)
+        if who.session_id is None and _initializes(body):
+            async with environment.database.session() as session, session.begin():
+                row = await sessions.open_session(session, caller=who.caller, now=now)
+            return body, Authenticated(who.caller, row.id)
+        if who.renew and who.session_id is not None:
+            await sessions.renew(environment.database, session_id=who.session_id, now=now)
+        return body, who
+
+
+async def _body(receive: Receive) -> bytes:
+    """The request's body, read whole (MCP messages are small; the limit says how small)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > mcp_request_bytes_max:
+            raise PayloadTooLarge(f"An MCP message is at most {mcp_request_bytes_max} bytes")
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _initializes(body: bytes) -> bool:
+    if b"initialize" not in body:  # most messages: no second parse
+        return False
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return False
+    messages = message if isinstance(message, list) else [message]
+    return any(isinstance(item, dict) and item.get("method") == "initialize" for item in messages)
+
+
+def _replayed(body: bytes, receive: Receive) -> Receive:
+    """The body already read, then whatever the client sends next (its disconnect)."""
+    delivered = False
+
+    async def replay() -> Message:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+def _with_session_header(send: Send, session_id: str | None) -> Send:
+    if session_id is None:
+        return send
+    header = (SESSION_HEADER.encode(), session_id.encode())
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = [item for item in message.get("headers", []) if item[0] != header[0]]
+            message = {**message, "headers": [*headers, header]}
+        await send(message)
+
+    return sending
 
 
 async def _send_error(send: Send, error: CorridorError) -> None:

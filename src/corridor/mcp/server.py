@@ -8,7 +8,6 @@ error body, so an agent over its limit reads the spec 7 denial with decimal amou
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -17,16 +16,17 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
 from corridor import __version__
-from corridor.auth.callers import Caller, CallerKind
+from corridor.auth.callers import Caller
+from corridor.mcp import sessions
 from corridor.tools.base import Tool, ToolError
 from corridor.tools.registry import ToolEnvironment, call_tool, tools_for
 
-# Who calls: the caller a message's credentials stand for (HTTP: each request's bearer
-# token; stdio: CORRIDOR_API_KEY), and the MCP session it belongs to (None: one session).
+# Who calls: the caller a message's credentials stand for in its MCP session (HTTP: each
+# request's bearer token; stdio: CORRIDOR_API_KEY), and that session's id (sessions.py;
+# None for a sessionless HTTP request).
 CallerOf = Callable[[ServerRequestContext[Any, Any]], Awaitable[Caller]]
 SessionOf = Callable[[ServerRequestContext[Any, Any]], str | None]
 
-bound_sessions_max = 10_000
 INSTRUCTIONS = (
     "Corridor moves money between balance accounts, wallets and bank accounts. Amounts in "
     'tool arguments and results are exact decimal strings in major units ("25.50" USD, '
@@ -61,37 +61,13 @@ def _error_result(error: ToolError) -> types.CallToolResult:
     )
 
 
-class SessionBindings:
-    """Platform sessions bound to a customer inside one MCP session (spec 5.7: creating a
-    business customer binds automatically). Bounded: the oldest binding goes first."""
-
-    def __init__(self) -> None:
-        self._customers: OrderedDict[tuple[str | None, str], str] = OrderedDict()
-
-    def apply(self, session_id: str | None, caller: Caller) -> Caller:
-        if caller.kind is not CallerKind.PLATFORM_SESSION or caller.customer_id is not None:
-            return caller
-        customer_id = self._customers.get((session_id, caller.actor_id))
-        return caller if customer_id is None else caller.bound_to(customer_id)
-
-    def bind(self, session_id: str | None, caller: Caller, customer_id: str) -> None:
-        self._customers[(session_id, caller.actor_id)] = customer_id
-        while len(self._customers) > bound_sessions_max:
-            self._customers.popitem(last=False)
-
-
 def build_server(
     environment: ToolEnvironment, *, caller_of: CallerOf, session_of: SessionOf
 ) -> Server[Any]:
-    bindings = SessionBindings()
-
-    async def current_caller(context: ServerRequestContext[Any, Any]) -> Caller:
-        return bindings.apply(session_of(context), await caller_of(context))
-
     async def list_tools(
         context: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        caller = await current_caller(context)
+        caller = await caller_of(context)
         return types.ListToolsResult(
             tools=[mcp_tool(tool) for tool in tools_for(caller, environment.settings)]
         )
@@ -99,15 +75,17 @@ def build_server(
     async def call(
         context: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        caller = await current_caller(context)
+        caller = await caller_of(context)
         try:
             result = await call_tool(environment, caller, params.name, params.arguments)
         except ToolError as error:
             return _error_result(error)
         data = result.model_dump(mode="json", by_alias=True)
-        if params.name == BINDING_TOOL and caller.kind is CallerKind.PLATFORM_SESSION:
-            if caller.customer_id is None:
-                bindings.bind(session_of(context), caller, data["id"])
+        session_id = session_of(context)
+        if params.name == BINDING_TOOL and session_id is not None:
+            await sessions.bind_customer(
+                environment.database, caller=caller, session_id=session_id, customer_id=data["id"]
+            )
         return types.CallToolResult(
             content=[types.TextContent(text=json.dumps(data, ensure_ascii=False))],
             structured_content=data,

@@ -3,6 +3,7 @@
 from corridor.models import (  # noqa: F401  (register their tables)
     assistant,
     document,
+    mcp,
     party,
     transfer,
     webhook,

@@ -17,6 +17,7 @@ from corridor.assistant.execution import AssistantEnvironment
 from corridor.kit.clock import Clock
 from corridor.kit.db import Database
 from corridor.kit.logging import get_logger
+from corridor.mcp import sessions as mcp_sessions
 from corridor.transfers.engine import advance as transfer_engine
 from corridor.web import idempotency
 from corridor.webhooks import dispatcher, retention
@@ -73,6 +74,7 @@ def assistant_tasks(environment: AssistantEnvironment) -> list[PeriodicTask]:
         PeriodicTask(
             "assistant_retention", assistant_retention.purge_expired_threads, interval_s=600
         ),
+        PeriodicTask("mcp_session_retention", mcp_sessions.purge_expired_sessions, interval_s=600),
     ]
 
 

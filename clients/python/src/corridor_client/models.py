@@ -2658,7 +2658,17 @@ class AssistantThreadRead(CorridorModel):
     user_id: Annotated[str, Field(alias="userId", title="Userid")]
     title: Annotated[str, Field(title="Title")]
     status: Annotated[str, Field(examples=["active"], title="Status")]
-    mcp_session_ids: Annotated[dict[str, Any], Field(alias="mcpSessionIds", title="Mcpsessionids")]
+    mcp_session_ids: Annotated[
+        dict[str, Any],
+        Field(
+            alias="mcpSessionIds",
+            examples=[{"corridor": "mcps_01jd3x0p6x9e3k2v1m8q4r7s5t"}],
+            title="Mcpsessionids",
+        ),
+    ]
+    """
+    The MCP sessions the thread's runs call tools in, by server name: Corridor's tool server is `corridor`. Empty until the thread's first run starts.
+    """
     visibility: Annotated[str, Field(examples=["private"], title="Visibility")]
     created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
     updated_at: Annotated[str, Field(alias="updatedAt", title="Updatedat")]

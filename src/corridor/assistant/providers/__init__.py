@@ -22,9 +22,13 @@ class ChosenModel:
     provider: str
     name: str
     model: Model
-    # Text is streamed from the provider as it is written (real providers); the built-in
-    # and scripted models answer at once.
+    # Text is streamed from the provider as it is written (real providers and the built-in
+    # sandbox); scripted test models answer at once.
     streams: bool = False
+    # How long streamed text is gathered before it is sent on as one `text.delta` event:
+    # a real provider's answer becomes a few small writes; the sandbox's chunks are
+    # already a few words each, so each is sent as it comes.
+    text_flush_s: float = 0.25
 
 
 def chosen_model(settings: Settings) -> ChosenModel:
@@ -33,7 +37,9 @@ def chosen_model(settings: Settings) -> ChosenModel:
     if provider == "sandbox":
         from corridor.assistant.providers.sandbox import sandbox_model
 
-        return ChosenModel("sandbox", "corridor-sandbox", sandbox_model())
+        return ChosenModel(
+            "sandbox", "corridor-sandbox", sandbox_model(), streams=True, text_flush_s=0.0
+        )
     name = settings.assistant_model or DEFAULT_MODELS[provider]
     if provider == "anthropic":
         from pydantic_ai.models.anthropic import AnthropicModel

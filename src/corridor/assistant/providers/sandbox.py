@@ -3,7 +3,9 @@
 It understands "balance of acc_…", "send 25 USD to <payee name or ext_…> from acc_…
 [by ACH]" and "show transfers awaiting approval", calls the same registry tools a real
 model would (so writes pause for confirmation the same way), and answers anything else
-by saying what it can do. Every run it answers is named `sandbox`.
+by saying what it can do. Every run it answers is named `sandbox`. Its answers are
+streamed a few words at a time, as a real provider's are, so a client sees `text.delta`
+events arrive before the message is recorded.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from collections.abc import AsyncIterator
 from typing import Any
 
 from pydantic_ai.messages import (
@@ -22,7 +25,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 
 _ID = r"[0-9a-z]{26}"
 _BALANCE = re.compile(rf"\bbalance\b.*?\b(acc_{_ID})\b", re.IGNORECASE)
@@ -44,8 +47,40 @@ HELP = (
 )
 
 
+words_per_text_chunk_max = 3
+_WORD = re.compile(r"\S+\s*|\s+")
+
+
 def sandbox_model() -> FunctionModel:
-    return FunctionModel(answer, model_name="corridor-sandbox")
+    return FunctionModel(answer, stream_function=stream_answer, model_name="corridor-sandbox")
+
+
+def text_chunks(text: str) -> list[str]:
+    """The text a few words at a time, whitespace kept: joined, the chunks are the text."""
+    words = _WORD.findall(text)
+    return [
+        "".join(words[start : start + words_per_text_chunk_max])
+        for start in range(0, len(words), words_per_text_chunk_max)
+    ]
+
+
+async def stream_answer(
+    messages: list[ModelMessage], info: AgentInfo
+) -> AsyncIterator[str | DeltaToolCalls]:
+    """The same answer as `answer`, streamed: text in chunks, a tool call whole."""
+    response = answer(messages, info)
+    for part in response.parts:
+        if isinstance(part, TextPart):
+            for chunk in text_chunks(part.content):
+                yield chunk
+        elif isinstance(part, ToolCallPart):
+            yield {
+                0: DeltaToolCall(
+                    name=part.tool_name,
+                    json_args=part.args_as_json_str(),
+                    tool_call_id=part.tool_call_id,
+                )
+            }
 
 
 def _call(tool: str, arguments: dict[str, Any]) -> ModelResponse:

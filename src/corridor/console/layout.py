@@ -53,6 +53,7 @@ def page(console: Console, template: str, *, status: int = 200, **values: Any) -
         status=status,
         navigation=NAVIGATION,
         current=_current(request.url.path),
+        here=request.url.path,
         user_email=console.user_email,
         csrf_token=console.csrf_token,
         csrf_field=CSRF_FIELD,

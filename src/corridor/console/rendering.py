@@ -10,6 +10,7 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from corridor.kit.clock import as_utc
+from corridor.kit.schemas import Amount
 
 # No inline script or style anywhere: scripts and stylesheets come from /console/static.
 CONTENT_SECURITY_POLICY = (
@@ -48,6 +49,13 @@ def _money(amount: Any) -> str:
     return f"{number} {amount.currency}"
 
 
+def _minor(minor_units: int | None, currency: str) -> str:
+    """Integer minor units of a currency, shown as `_money` shows an Amount."""
+    if minor_units is None:
+        return "—"
+    return _money(Amount.of(minor_units, currency))
+
+
 def _status_class(status: str | None) -> str:
     """A CSS class for a status word: the badge's colour."""
     return "status-" + (status or "none").lower().replace("_", "-")
@@ -63,6 +71,7 @@ templates = Environment(
 )
 templates.filters["when"] = _when
 templates.filters["money"] = _money
+templates.filters["minor"] = _minor
 templates.filters["status_class"] = _status_class
 
 

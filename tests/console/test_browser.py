@@ -198,9 +198,7 @@ async def test_decline_with_a_reason_and_see_it_cancelled(app, owner, base_url, 
     assert declined["cancellation"]["reason"] == "Not an invoice we expect"
 
 
-async def test_an_approval_arriving_while_the_page_is_open_appears(
-    app, owner, base_url, browser
-):
+async def test_an_approval_arriving_while_the_page_is_open_appears(app, owner, base_url, browser):
     async with opened(browser, base_url) as page:
         await sign_in(
             page, owner.tenant.console_email, owner.tenant.console_password, "/console/approvals"
@@ -241,9 +239,7 @@ async def test_review_an_in_review_transfer(app, make_tenant, base_url, browser)
     assert reviewed["review"]["reason"] == "Checked the invoice"
 
 
-async def test_a_second_user_authorizes_what_the_first_submitted(
-    app, owner, base_url, browser
-):
+async def test_a_second_user_authorizes_what_the_first_submitted(app, owner, base_url, browser):
     async with client_for(app, bearer(await console_token(owner.tenant))) as console_api:
         threshold = await console_api.patch(
             "/v1/organizations/current/configuration",

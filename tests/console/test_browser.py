@@ -115,9 +115,13 @@ async def opened(browser, base_url: str) -> AsyncIterator:
         await context.close()
 
 
-async def sign_in(page, email: str, password: str, path: str = "/console") -> None:
+async def sign_in(
+    page, email: str, password: str, path: str = "/console", *, screenshot: str | None = None
+) -> None:
     await page.goto(page.base_url + path)
     assert "/console/sign-in" in page.url
+    if screenshot:
+        await page.screenshot(path=str(SCREENSHOTS / screenshot))
     await page.get_by_label("Email").fill(email)
     await page.get_by_label("Password").fill(password)
     await page.get_by_role("button", name="Sign in").click()
@@ -149,7 +153,12 @@ async def _assert_labelled(page) -> None:
 async def test_sign_in_and_home(app, owner, base_url, browser):
     await parked(owner)
     async with opened(browser, base_url) as page:
-        await sign_in(page, owner.tenant.console_email, owner.tenant.console_password)
+        await sign_in(
+            page,
+            owner.tenant.console_email,
+            owner.tenant.console_password,
+            screenshot="sign-in.png",
+        )
         await page.get_by_role("heading", name="Home").wait_for()
         assert "1,000,000.00 USD" in await page.locator("#balances-title + p + table").inner_text()
         tile = page.locator(".tile", has_text="Agent payments to approve")
@@ -263,6 +272,7 @@ async def test_a_second_user_authorizes_what_the_first_submitted(app, owner, bas
         await card.get_by_role("button", name="Approve").click()
         await page.get_by_role("heading", name="Not allowed").wait_for()
         assert "cannot also authorize" in await page.get_by_role("alert").inner_text()
+        await page.screenshot(path=str(SCREENSHOTS / "refused.png"))
     assert (await fetch(owner.client, transfer["id"]))["status"] == "PENDING_AUTHORIZATION"
     async with opened(browser, base_url) as page:
         email = f"second-{owner.tenant.organization_id}@example.com"

@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import re
 
+from sqlalchemy import update
+
+from corridor.kit.clock import SystemClock
+from corridor.models.webhook import WebhookEndpoint
 from tests.auth.credentials import bearer, console_token
 from tests.conftest import client_for
 from tests.console.conftest import parked
 from tests.console.helpers import console_browser, post_form, sign_in
+from tests.support import create_individual
 from tests.transfers.conftest import amount, create, fetch, make_customer
 from tests.transfers.test_lifecycle import second_console_user
+from tests.webhooks.support import create_endpoint
 
 
 def _ids(html: str) -> list[str]:
@@ -223,8 +229,6 @@ async def test_authorization_is_refused_to_the_submitter_and_done_by_another_use
 
 
 async def test_a_customer_name_with_markup_is_shown_as_text(app, owner):
-    from tests.support import create_individual
-
     created = await create_individual(
         owner.client, firstName="<script>alert(1)</script>", lastName="<b>x</b>"
     )
@@ -244,3 +248,19 @@ async def test_a_customer_name_with_markup_is_shown_as_text(app, owner):
     for page in (listed.text, detail.text):
         assert "<script>alert" not in page and "<img src=x" not in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in detail.text
+
+
+async def test_home_counts_failing_webhook_endpoints(app, tenant):
+    healthy = await create_endpoint(tenant.client, "https://example.com/healthy")
+    failing = await create_endpoint(tenant.client, "https://example.com/failing")
+    async with app.state.database.session() as session, session.begin():
+        # As the dispatcher marks an endpoint whose deliveries keep failing.
+        await session.execute(
+            update(WebhookEndpoint)
+            .where(WebhookEndpoint.id == failing["id"])
+            .values(failing_since=SystemClock().now())
+        )
+    async with console_browser(app, tenant) as browser:
+        attention = await browser.get("/console/attention")
+    assert re.search(r"Failing webhook endpoints</div>\s*<div class=\"value\">1<", attention.text)
+    assert healthy["id"] != failing["id"]

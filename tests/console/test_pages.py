@@ -264,3 +264,23 @@ async def test_home_counts_failing_webhook_endpoints(app, tenant):
         attention = await browser.get("/console/attention")
     assert re.search(r"Failing webhook endpoints</div>\s*<div class=\"value\">1<", attention.text)
     assert healthy["id"] != failing["id"]
+
+
+async def test_after_a_decision_the_page_it_came_from_opens_with_its_filters(app, owner):
+    draft = await parked(owner)
+    async with console_browser(app, owner.tenant) as browser:
+        answer = await post_form(
+            browser,
+            "/console/transfers?status=DRAFT",
+            f"/console/transfers/{draft['id']}/agent-approval",
+            {"decision": "APPROVE", "back": "/console/transfers?status=DRAFT"},
+        )
+        assert answer.headers["location"] == "/console/transfers?status=DRAFT&done=approved"
+        elsewhere = await post_form(
+            browser,
+            "/console/transfers",
+            f"/console/transfers/{draft['id']}/agent-approval",
+            {"decision": "APPROVE", "back": "https://evil.example/"},
+        )
+        # Already approved (409), and never a redirect to another site.
+        assert elsewhere.status_code == 409

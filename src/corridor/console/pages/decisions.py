@@ -44,7 +44,8 @@ AUTHORIZATION_REJECTED = notice("authorization-rejected", "Authorization refused
 
 def _back(console: Console, transfer_id: str, done: str) -> Response:
     back = local_path(console.form.get("back") or f"/console/transfers/{transfer_id}")
-    return redirect(console.request, f"{back}?done={done}")
+    separator = "&" if "?" in back else "?"
+    return redirect(console.request, f"{back}{separator}done={done}")
 
 
 # --- Approvals -----------------------------------------------------------------------------

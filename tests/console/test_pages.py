@@ -284,3 +284,13 @@ async def test_after_a_decision_the_page_it_came_from_opens_with_its_filters(app
         )
         # Already approved (409), and never a redirect to another site.
         assert elsewhere.status_code == 409
+
+
+async def test_forms_of_a_polled_queue_come_back_to_the_whole_page(app, owner):
+    draft = await parked(owner)
+    async with console_browser(app, owner.tenant) as browser:
+        rows = await browser.get("/console/approvals/rows", headers={"HX-Request": "true"})
+        assert draft["id"] in rows.text
+        assert 'name="back" value="/console/approvals"' in rows.text
+        reviews = await browser.get("/console/reviews/rows", headers={"HX-Request": "true"})
+        assert reviews.status_code == 200 and "<html" not in reviews.text

@@ -46,14 +46,23 @@ def _current(path: str) -> str:
     return best
 
 
-def page(console: Console, template: str, *, status: int = 200, **values: Any) -> HTMLResponse:
+def page(
+    console: Console,
+    template: str,
+    *,
+    status: int = 200,
+    here: str | None = None,
+    **values: Any,
+) -> HTMLResponse:
+    """Render `template` with what the layout needs. `here` is where a form of the page
+    comes back to after its action (a polled partial names its full page)."""
     request = console.request
     return render(
         template,
         status=status,
         navigation=NAVIGATION,
         current=_current(request.url.path),
-        here=request.url.path,
+        here=here or request.url.path,
         user_email=console.user_email,
         csrf_token=console.csrf_token,
         csrf_field=CSRF_FIELD,

@@ -67,6 +67,7 @@ async def _approvals(console: Console, template: str) -> Response:
         names=names,
         refresh_s=queue_refresh_s,
         partial_url="/console/approvals/rows",
+        here="/console/approvals",
     )
 
 
@@ -129,6 +130,7 @@ async def _queue(
         action=action,
         refresh_s=queue_refresh_s,
         partial_url=partial_url,
+        here=partial_url.removesuffix("/rows"),
     )
 
 

@@ -8,6 +8,7 @@ from datetime import timedelta
 import httpx
 
 from corridor.kit.clock import SystemClock
+from tests.auth.test_rate_limits import _address, limited_app
 from tests.conftest import client_for
 from tests.console.helpers import console_browser, csrf_of, post_form, sign_in
 
@@ -95,12 +96,11 @@ async def test_a_sign_in_without_the_form_token_is_refused(app, tenant):
         assert "corridor_session=" not in answer.headers.get("set-cookie", "")
 
 
-async def test_failed_sign_ins_are_throttled_per_email(app, tenant):
-    limiter = app.state.rate_limiter
-    enabled = limiter.enabled
-    limiter.enabled = True
-    try:
-        async with client_for(app) as client:
+async def test_failed_sign_ins_are_throttled_per_email(database_url, make_tenant):
+    async with limited_app(database_url) as application:
+        tenant = await make_tenant(application)
+        transport = httpx.ASGITransport(app=application, client=(_address(), 40000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
             statuses = [
                 (await sign_in(client, tenant.console_email, "wrong")).status_code
                 for _ in range(10)
@@ -111,9 +111,6 @@ async def test_failed_sign_ins_are_throttled_per_email(app, tenant):
             assert answer.status_code == 429
             assert "Too many failed sign-ins" in answer.text
             assert int(answer.headers["retry-after"]) > 0
-    finally:
-        await limiter.storage.reset()
-        limiter.enabled = enabled
 
 
 async def test_pages_carry_a_content_security_policy_without_inline_script(app, tenant):

@@ -19,6 +19,7 @@ import asyncpg
 from sqlalchemy.engine import make_url
 
 from benchmarks import (
+    console_page,
     http_submit,
     ledger_posting,
     mcp_tool_call,
@@ -56,6 +57,26 @@ async def _webhook_delivery(url: str, operations: int, backend: str) -> None:
         results,
         baseline=baseline,
     )
+
+
+async def _console_page(url: str, operations: int, backend: str) -> None:
+    await upgrade_to_head_async(url)
+    baseline, results, cpu_ms = await console_page.run(url, renders=console_renders(operations))
+    report(
+        f"Console pages on {backend}, {console_page.transfers_count:,} transfers in the "
+        "organization (server time in-process, one at a time; baseline: the JSON list)",
+        results,
+        baseline=baseline,
+    )
+    console.print(
+        "CPU ms per render (this process): "
+        + ", ".join(f"{name} {milliseconds:.1f}" for name, milliseconds in cpu_ms.items())
+    )
+
+
+def console_renders(operations: int) -> int:
+    """Renders of each console page: half the operations, at least 100 (for p99)."""
+    return max(operations // 2, 100)
 
 
 def transfer_operations(operations: int) -> int:
@@ -133,6 +154,9 @@ async def main(operations: int, concurrency: int, seconds: int) -> None:
         await _webhook_delivery(webhooks_url, operations, "SQLite")
         mcp_url = f"sqlite+aiosqlite:///{Path(directory) / 'mcp.db'}"
         await _mcp_tool_call(mcp_url, "SQLite", operations, concurrency)
+        await _console_page(
+            f"sqlite+aiosqlite:///{Path(directory) / 'console.db'}", operations, "SQLite"
+        )
     postgres = _postgres_url()
     if postgres:
         await _http_submit(postgres, seconds)
@@ -159,6 +183,11 @@ async def main(operations: int, concurrency: int, seconds: int) -> None:
         url, drop = await _postgres_database(postgres)
         try:
             await _mcp_tool_call(url, "PostgreSQL", operations, concurrency)
+        finally:
+            await drop()
+        url, drop = await _postgres_database(postgres)
+        try:
+            await _console_page(url, operations, "PostgreSQL")
         finally:
             await drop()
     else:

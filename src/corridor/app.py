@@ -16,6 +16,7 @@ from corridor.agents.enforcement import AgentSpendGuard
 from corridor.assistant.endpoints import router as assistant_router
 from corridor.assistant.execution import AssistantEnvironment
 from corridor.config import Settings, get_settings
+from corridor.console.app import install_console
 from corridor.customers.endpoints import router as customers_router
 from corridor.documents.endpoints import router as documents_router
 from corridor.documents.endpoints import uploads_router
@@ -186,6 +187,7 @@ def create_app(
     for router in ROUTERS:
         app.include_router(router)
     install_docs(app)
+    install_console(app)
     install_examples(app)
     app.add_middleware(
         RequestMiddleware,

@@ -313,7 +313,8 @@ def serve(
         note = f"{count} processes" + (", workers in one more" if with_workers else "")
     console.print(
         f"Corridor {settings.env.value} serving on [bold]{address}[/bold] ({note}); "
-        f"docs at {address}/docs and {address}/redoc. Ctrl+C stops."
+        f"console at {address}/console, docs at {address}/docs and {address}/redoc. "
+        "Ctrl+C stops."
     )
     options: dict[str, Any] = {
         "host": host or settings.host,

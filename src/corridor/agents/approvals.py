@@ -7,20 +7,24 @@ its cancellation. Both run under the agent's row lock, like the agent's own subm
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from corridor.agents import repository
-from corridor.agents.enforcement import destination_allowed
+from corridor.agents import repository, service, spend
+from corridor.agents.enforcement import destination_allowed, limits_of
 from corridor.agents.errors import AgentApprovalRefused, NotAwaitingApproval
 from corridor.agents.rules import AgentStatus, ApprovalDecision
 from corridor.auth.callers import Caller
 from corridor.kit.clock import isoformat_z
+from corridor.kit.pagination import Page, PageRequest
 from corridor.models.transfer import Agent, Transfer
 from corridor.transfers import actions, lifecycle
+from corridor.transfers import service as transfers
 from corridor.transfers.lifecycle import TransferWithLegs
 from corridor.transfers.plugins import TransferPlugins
+from corridor.transfers.repository import TransferFilters
 from corridor.transfers.rules.states import AgentApprovalStatus, TransferStatus
 
 
@@ -86,3 +90,54 @@ async def decide(
     )
     assert isinstance(submitted, TransferWithLegs), "an owner's approval is never held again"
     return submitted
+
+
+@dataclass(frozen=True, slots=True)
+class PendingApproval:
+    """A parked agent payment as an owner sees it before deciding: the agent, what it has
+    spent in the windows of now, and the limit the payment breaks (None when it would fit
+    now, e.g. a new day began since it was parked)."""
+
+    found: TransferWithLegs
+    agent: Agent
+    usage: spend.Usage
+    denial: spend.Denial | None
+
+    @property
+    def over_minor(self) -> int | None:
+        """By how much the payment goes over the broken limit, in minor units."""
+        denial = self.denial
+        if denial is None:
+            return None
+        return (denial.used_minor or 0) + denial.attempted_minor - denial.limit_minor
+
+
+async def pending_approvals(
+    session: AsyncSession, *, caller: Caller, page: PageRequest, now: datetime
+) -> Page[PendingApproval]:
+    """Agent payments parked for approval (DRAFT, agentApprovalStatus PENDING), newest
+    first, each with the limit it breaks as of `now`."""
+    caller.require_unrestricted("approve or decline agent payments")
+    parked = await transfers.list_transfers(
+        session,
+        caller=caller,
+        filters=TransferFilters(
+            status=TransferStatus.DRAFT.value,
+            agent_approval_status=AgentApprovalStatus.PENDING.value,
+        ),
+        page=page,
+    )
+    agents: dict[str, tuple[Agent, spend.Usage]] = {}
+    items = []
+    for found in parked.items:
+        agent_id = found.transfer.agent_id
+        assert agent_id is not None, "only an agent's submit parks a draft"
+        if agent_id not in agents:
+            agent = await service.get_agent(session, caller=caller, agent_id=agent_id)
+            agents[agent_id] = (agent, await service.usage_of(session, agent, now=now))
+        agent, usage = agents[agent_id]
+        denial = spend.evaluate(
+            limits_of(agent), usage, attempted_minor=found.transfer.source_amount, now=now
+        )
+        items.append(PendingApproval(found, agent, usage, denial))
+    return Page(items=items, next_cursor=parked.next_cursor, has_more=parked.has_more)

@@ -29,6 +29,14 @@ def visible_customers(caller: Caller) -> Select[Customer]:
     return statement
 
 
+async def names_of(
+    session: AsyncSession, caller: Caller, customer_ids: Sequence[str]
+) -> dict[str, str]:
+    statement = visible_customers(caller).with_only_columns(Customer.id, Customer.name)
+    rows = await session.execute(statement.where(Customer.id.in_(sorted(set(customer_ids)))))
+    return {customer_id: name for customer_id, name in rows}
+
+
 def filtered_customers(
     caller: Caller, *, status: str | None, type_: str | None, email: str | None
 ) -> Select[Customer]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -55,6 +56,16 @@ async def get_customer(
     caller.require_customer_binding()
     visible = repository.visible_customers(caller)
     return await get_visible(session, visible, customer_id, locked=for_update)
+
+
+async def names_of(
+    session: AsyncSession, *, caller: Caller, customer_ids: Sequence[str]
+) -> dict[str, str]:
+    """The names of those customers the caller may see, by id (a list page's one query)."""
+    caller.require_customer_binding()
+    if not customer_ids:
+        return {}
+    return await repository.names_of(session, caller, customer_ids)
 
 
 async def list_customers(

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Select, delete, or_, select
+from sqlalchemy import Select, delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
@@ -85,6 +85,14 @@ def filtered_transfers(caller: Caller, filters: TransferFilters) -> Select[Trans
             )
         )
     return statement
+
+
+async def count_filtered(
+    session: AsyncSession, caller: Caller, filters: TransferFilters, *, cap: int
+) -> int:
+    matching = filtered_transfers(caller, filters).with_only_columns(Transfer.id).limit(cap)
+    counted = select(func.count()).select_from(matching.subquery())
+    return int((await session.execute(counted)).scalar_one())
 
 
 async def transfer_by_id(

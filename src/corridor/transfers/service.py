@@ -279,6 +279,17 @@ async def list_transfers(
     return found.map(lambda transfer: lifecycle.TransferWithLegs(transfer, legs[transfer.id]))
 
 
+async def count_transfers(
+    session: AsyncSession, *, caller: Caller, filters: TransferFilters, cap: int
+) -> int:
+    """How many transfers match, counting no further than `cap` (a queue's badge: "100+"
+    reads as well as an exact figure and never scans a whole table)."""
+    caller.require_scope(READ_SCOPE)
+    caller.require_customer_binding()
+    assert cap > 0
+    return await repository.count_filtered(session, caller, filters, cap=cap)
+
+
 async def list_customer_transfers(
     session: AsyncSession, *, caller: Caller, customer_id: str, page: PageRequest
 ) -> Page[lifecycle.TransferWithLegs]:

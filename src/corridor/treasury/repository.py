@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.ledger.rules import CUSTOMER_BALANCE
 from corridor.models.ledger import LedgerAccount
 from corridor.models.organization import Organization
+from corridor.treasury import rules
 
 
 async def balance_accounts(
@@ -22,6 +23,36 @@ async def balance_accounts(
     if caller.account_ids is not None:
         statement = statement.where(LedgerAccount.id.in_(sorted(caller.account_ids)))
     return list((await session.execute(statement.order_by(LedgerAccount.id))).scalars())
+
+
+async def figures_per_currency(
+    session: AsyncSession, caller: Caller
+) -> list[rules.CurrencyFigures]:
+    """Every customer balance account of the caller's organization, summed per currency
+    (a caller bound to a customer: that customer's only)."""
+    statement = (
+        select(
+            LedgerAccount.currency,
+            func.sum(LedgerAccount.posted_balance),
+            func.sum(LedgerAccount.pending_debits),
+            func.sum(LedgerAccount.pending_credits),
+            func.count(LedgerAccount.id),
+        )
+        .where(
+            LedgerAccount.organization_id == caller.organization_id,
+            LedgerAccount.kind == CUSTOMER_BALANCE,
+        )
+        .group_by(LedgerAccount.currency)
+        .order_by(LedgerAccount.currency)
+    )
+    if caller.customer_id is not None:
+        statement = statement.where(LedgerAccount.customer_id == caller.customer_id)
+    if caller.account_ids is not None:
+        statement = statement.where(LedgerAccount.id.in_(sorted(caller.account_ids)))
+    return [
+        rules.CurrencyFigures(currency, int(posted), int(debits), int(credits), int(count))
+        for currency, posted, debits, credits, count in await session.execute(statement)
+    ]
 
 
 async def organization(session: AsyncSession, organization_id: str) -> Organization:

@@ -34,6 +34,28 @@ class AccountFigures:
     pending_credits: int
 
 
+@dataclass(frozen=True, slots=True)
+class CurrencyFigures:
+    """Accounts of one currency summed (the organization's balances)."""
+
+    currency: str
+    posted: int
+    pending_debits: int
+    pending_credits: int
+    accounts: int
+
+
+def holding_of(figures: CurrencyFigures) -> Holding:
+    """The same arithmetic as `holdings`, over figures already summed per currency."""
+    return Holding(
+        figures.currency,
+        available=figures.posted - figures.pending_debits,
+        held=figures.pending_debits,
+        pending=figures.pending_credits,
+        accounts=figures.accounts,
+    )
+
+
 def holdings(accounts: Iterable[AccountFigures]) -> list[Holding]:
     """Per currency, in currency order: available = posted − holds; held = holds (pending
     debits); pending = incoming (pending credits)."""

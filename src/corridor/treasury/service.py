@@ -59,6 +59,16 @@ async def treasury_balances(
     )
 
 
+async def organization_balances(session: AsyncSession, *, caller: Caller) -> list[rules.Holding]:
+    """The organization's customer balances per currency (the console's home page)."""
+    caller.require_scope(READ_SCOPE)
+    caller.require_customer_binding()
+    return [
+        rules.holding_of(figures)
+        for figures in await repository.figures_per_currency(session, caller)
+    ]
+
+
 def _currency_balance(
     holding: rules.Holding, valued: rules.Valuation, reporting: str
 ) -> CurrencyBalanceRead:

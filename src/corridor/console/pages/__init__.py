@@ -1,0 +1,1 @@
+"""One module per console page (or family of pages), each with its own `router`."""

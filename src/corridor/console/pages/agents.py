@@ -1,0 +1,193 @@
+"""Agents: the list (the list API's customer filter), and one agent with its spend per
+window drawn against its limit, its keys, and the actions on it: pause, resume, revoke,
+issue a key (its secret shown once, in the answer to the POST only) and revoke a key.
+Each calls the service the REST endpoint calls (`agents.service`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from fastapi import Response
+
+from corridor.agents import service as agents
+from corridor.agents.rules import AgentStatus
+from corridor.agents.schemas import AgentKeyCreate, AgentRead, AgentSpendRead, AgentUpdate
+from corridor.console.forms import parse_form
+from corridor.console.layout import notice, page
+from corridor.console.listing import listing_of
+from corridor.console.routing import console_router, redirect
+from corridor.console.session import Console, ConsolePage
+from corridor.customers import service as customers
+from corridor.kit.errors import ValidationFailed
+from corridor.kit.pagination import PageRequest
+
+router = console_router()
+
+# The keys shown on an agent's page, newest first (an agent has a handful).
+agent_keys_shown_max = 50
+# Past this share of a window's limit the meter turns amber (then red at the limit).
+meter_warning_share = 0.8
+
+PAUSED = notice("agent-paused", "Paused: the agent's submits are refused until it resumes.")
+RESUMED = notice("agent-resumed", "Resumed: the agent can submit again.")
+REVOKED = notice("agent-revoked", "Revoked: the agent and all its keys stopped working.")
+KEY_REVOKED = notice("agent-key-revoked", "Key revoked: it stopped working at once.")
+
+
+@dataclass(frozen=True, slots=True)
+class Meter:
+    """One spend window as drawn: how much of the limit is used (0..1 for the bar)."""
+
+    window: str
+    currency: str
+    limit_minor: int | None
+    used_minor: int
+    remaining_minor: int | None
+    resets_at: datetime
+
+    @property
+    def share(self) -> float:
+        if not self.limit_minor:
+            return 0.0
+        return min(self.used_minor / self.limit_minor, 1.0)
+
+    @property
+    def percent(self) -> int:
+        return round(self.share * 100)
+
+    @property
+    def level(self) -> str:
+        if self.limit_minor is None:
+            return "none"
+        if self.used_minor >= self.limit_minor:
+            return "full"
+        return "warning" if self.share >= meter_warning_share else "ok"
+
+
+def meters_of(spend: AgentSpendRead) -> list[Meter]:
+    return [
+        Meter(
+            window=window.window,
+            currency=spend.currency,
+            limit_minor=int(window.limit) if window.limit is not None else None,
+            used_minor=int(window.used),
+            remaining_minor=int(window.remaining) if window.remaining is not None else None,
+            resets_at=window.resets_at,
+        )
+        for window in spend.windows
+    ]
+
+
+@router.get("/agents")
+async def agent_list(console: ConsolePage) -> Response:
+    listing = listing_of(console.request, filters=("customerId",))
+    found = await agents.list_agents(
+        console.session,
+        caller=console.caller,
+        customer_id=listing.get("customerId"),
+        page=listing.page,
+    )
+    rows = [AgentRead.of(agent) for agent in found.items]
+    names = await customers.names_of(
+        console.session, caller=console.caller, customer_ids=[row.customer_id for row in rows]
+    )
+    return page(console, "agents/list.html", listing=listing, found=found, rows=rows, names=names)
+
+
+async def _agent_page(
+    console: Console, agent_id: str, *, created_key: object = None, status: int = 200
+) -> Response:
+    now = console.now()
+    agent, usage = await agents.spend_of(
+        console.session, caller=console.caller, agent_id=agent_id, now=now
+    )
+    keys = await agents.list_agent_keys(
+        console.session,
+        caller=console.caller,
+        agent_id=agent.id,
+        page=PageRequest(limit=agent_keys_shown_max, cursor=None),
+    )
+    names = await customers.names_of(
+        console.session, caller=console.caller, customer_ids=[agent.customer_id]
+    )
+    return page(
+        console,
+        "agents/detail.html",
+        status=status,
+        agent=AgentRead.of(agent),
+        meters=meters_of(AgentSpendRead.of(agent, usage, now)),
+        keys=keys,
+        customer_name=names.get(agent.customer_id),
+        created_key=created_key,
+    )
+
+
+@router.get("/agents/{agent_id}")
+async def agent_detail(agent_id: str, console: ConsolePage) -> Response:
+    return await _agent_page(console, agent_id)
+
+
+async def _set_status(console: Console, agent_id: str, status: AgentStatus, done: str) -> Response:
+    await agents.update_agent(
+        console.session,
+        caller=console.caller,
+        agent_id=agent_id,
+        data=AgentUpdate(status=status.value.lower()),
+        now=console.now(),
+    )
+    await console.commit()
+    return redirect(console.request, f"/console/agents/{agent_id}?done={done}")
+
+
+@router.post("/agents/{agent_id}/pause")
+async def pause_agent(agent_id: str, console: ConsolePage) -> Response:
+    return await _set_status(console, agent_id, AgentStatus.PAUSED, PAUSED)
+
+
+@router.post("/agents/{agent_id}/resume")
+async def resume_agent(agent_id: str, console: ConsolePage) -> Response:
+    return await _set_status(console, agent_id, AgentStatus.ACTIVE, RESUMED)
+
+
+@router.post("/agents/{agent_id}/revoke")
+async def revoke_agent(agent_id: str, console: ConsolePage) -> Response:
+    if console.form.get("confirm") != "yes":
+        raise ValidationFailed("confirm", "tick the box to confirm: revoking cannot be undone")
+    await agents.revoke_agent(
+        console.session, caller=console.caller, agent_id=agent_id, now=console.now()
+    )
+    await console.commit()
+    return redirect(console.request, f"/console/agents/{agent_id}?done={REVOKED}")
+
+
+@router.post("/agents/{agent_id}/keys")
+async def issue_key(agent_id: str, console: ConsolePage) -> Response:
+    """The new key's secret is in this answer only (Cache-Control: no-store, as every
+    console page): never stored, never in a URL or a redirect."""
+    body = parse_form(AgentKeyCreate, {"name": console.form.get("name")})
+    key, secret = await agents.create_agent_key(
+        console.session,
+        caller=console.caller,
+        agent_id=agent_id,
+        name=body.name,
+        key_environment=console.settings.key_environment,
+        now=console.now(),
+    )
+    await console.commit()
+    return await _agent_page(
+        console, agent_id, created_key={"name": key.name, "secret": secret}, status=201
+    )
+
+
+@router.post("/agents/{agent_id}/keys/{key_id}/revoke")
+async def revoke_key(agent_id: str, key_id: str, console: ConsolePage) -> Response:
+    await agents.revoke_agent_key(
+        console.session,
+        caller=console.caller,
+        agent_id=agent_id,
+        key_id=key_id,
+        now=console.now(),
+    )
+    await console.commit()
+    return redirect(console.request, f"/console/agents/{agent_id}?done={KEY_REVOKED}")

@@ -6,6 +6,7 @@ endpoint calls (`webhooks.service`, `webhooks.history`)."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
 from fastapi import Response
@@ -180,7 +181,7 @@ async def message_detail(message_id: str, console: ConsolePage) -> Response:
         console,
         "webhooks/message.html",
         message=MessageRead.of(found.view),
-        payload=history.payload_of(found.view.event),
+        payload=json.dumps(history.payload_of(found.view.event), indent=2, ensure_ascii=False),
         deliveries=found.deliveries,
         attempts=[AttemptRead.of(attempt) for attempt in attempts.items],
         more_attempts=attempts.has_more,

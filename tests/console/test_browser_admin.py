@@ -154,7 +154,14 @@ MARK_ACTIONS = """
     'main a[href], main button:not([disabled]), main input:not([type=hidden]), main select'))
   .map((element, index) => { element.dataset.action = String(index); return index; })
 """
-FOCUSED_ACTION = "() => document.activeElement ? document.activeElement.dataset.action || null : null"
+FOCUSED_ACTION = (
+    "() => document.activeElement ? document.activeElement.dataset.action || null : null"
+)
+
+
+def screenshot_path(name: str) -> str:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return str(SCREENSHOTS / name)
 
 
 async def check_page(page, screenshot: str | None = None) -> None:
@@ -171,13 +178,12 @@ async def check_page(page, screenshot: str | None = None) -> None:
         if reached >= wanted:
             break
     missing = await page.evaluate(
-        "(missing) => missing.map((index) => document.querySelector(`[data-action=\"${index}\"]`).outerHTML)",
+        '(missing) => missing.map((index) => document.querySelector(`[data-action="${index}"]`).outerHTML)',
         sorted(wanted - reached),
     )
     assert missing == [], f"{page.url}: not reached by Tab: {missing}"
     if screenshot:
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        await page.screenshot(path=str(SCREENSHOTS / screenshot), full_page=True)
+        await page.screenshot(path=screenshot_path(screenshot), full_page=True)
 
 
 async def test_an_agent_paused_resumed_given_a_key_and_revoked(app, owner, base_url, browser):
@@ -194,7 +200,10 @@ async def test_an_agent_paused_resumed_given_a_key_and_revoked(app, owner, base_
         await page.get_by_role("link", name="Invoice bot").click()
         day = page.get_by_role("img", name="Day: 85% of the limit used")
         await day.wait_for()
-        assert "850.00 USD of 1,000.00 USD used (85%)" in await page.locator(".meter-row").first.inner_text()
+        assert (
+            "850.00 USD of 1,000.00 USD used (85%)"
+            in await page.locator(".meter-row").first.inner_text()
+        )
         await check_page(page, "agent-detail.png")
 
         await page.get_by_role("button", name="Pause").click()
@@ -209,7 +218,7 @@ async def test_an_agent_paused_resumed_given_a_key_and_revoked(app, owner, base_
         await shown.wait_for()
         secret = await shown.inner_text()
         assert secret.startswith("sk_sandbox_agent_") and secret not in page.url
-        await page.screenshot(path=str(SCREENSHOTS / "agent-key-shown-once.png"), full_page=True)
+        await page.screenshot(path=screenshot_path("agent-key-shown-once.png"), full_page=True)
         await page.goto(f"{base_url}/console/agents/{agent['id']}")
         assert secret not in await page.content()
 
@@ -226,7 +235,9 @@ async def test_a_webhook_endpoint_created_rotated_and_a_message_resent(
     await create_endpoint(tenant.client, receiver.url, description="Ledger sync")
     down = Receiver()
     failing = await create_endpoint(tenant.client, down.url, eventTypes=["test.ping"])
-    sent = await emit_events(app, tenant.organization_id, 3, tags=("tfr_01jd3x0p6x9e3k2v1m8q4r7s5t",))
+    sent = await emit_events(
+        app, tenant.organization_id, 3, tags=("tfr_01jd3x0p6x9e3k2v1m8q4r7s5t",)
+    )
     down.answer_with(*[Answer(status=500, body=b'{"error":"database is down"}')] * 3)
     try:
         await deliver(app, worker_settings(app, webhook_retry_schedule_s=[]))
@@ -286,7 +297,10 @@ async def test_settings_refused_field_by_field_then_saved(app, tenant, base_url,
         await page.get_by_role("alert").filter(has_text="The settings were not saved").wait_for()
         threshold = page.get_by_label("Authorization threshold (empty: none)")
         assert await threshold.get_attribute("aria-invalid") == "true"
-        assert "decimal places" in await page.locator("#transferAuthorizationThreshold-error").inner_text()
+        assert (
+            "decimal places"
+            in await page.locator("#transferAuthorizationThreshold-error").inner_text()
+        )
         # The refused form is answered 422, which the browser reports; nothing else went wrong.
         assert [problem for problem in page.problems if "status of 422" not in problem] == []
         page.problems.clear()

@@ -183,6 +183,7 @@ async def check_page(page, screenshot: str | None = None) -> None:
     )
     assert missing == [], f"{page.url}: not reached by Tab: {missing}"
     if screenshot:
+        await page.evaluate("() => document.activeElement && document.activeElement.blur()")
         await page.screenshot(path=screenshot_path(screenshot), full_page=True)
 
 

@@ -41,6 +41,85 @@ async def test_agents_list_filters_by_customer_and_pages(app, owner):
         assert bad.status_code == 422 and "customerId" in bad.text
 
 
+async def test_create_an_agent_from_the_form(app, owner):
+    form = {
+        "name": "Supplier bot",
+        "customerId": owner.customer.id,
+        "sourceAccountId": owner.usd_account,
+        "currency": "USD",
+        "perTransfer": "250.00",
+        "daily": "1,000",
+        "monthly": "",
+        "overLimitAction": "REQUEST_APPROVAL",
+        "allowlist": f"counterparty {owner.counterparty_id}\n",
+    }
+    async with console_browser(app, owner.tenant) as browser:
+        shown = await browser.get(f"/console/agents/new?customerId={owner.customer.id}")
+        assert f'value="{owner.customer.id}"' in shown.text
+        created = await post_form(browser, "/console/agents/new", "/console/agents/new", form)
+        assert created.status_code == 303, created.text
+        location = created.headers["location"]
+        agent_id = re.search(r"/console/agents/(agt_[0-9a-z]+)\?done=agent-created", location)
+        assert agent_id
+        detail = await browser.get(location)
+        assert "Agent created" in detail.text and "Supplier bot" in detail.text
+    agent = (await owner.client.get(f"/v1/agents/{agent_id.group(1)}")).json()
+    assert agent["limits"] == {
+        "currency": "USD",
+        "perTransfer": "25000",
+        "daily": "100000",
+        "monthly": None,
+    }
+    assert agent["overLimitAction"] == "REQUEST_APPROVAL"
+    assert agent["destinationAllowlist"] == [{"type": "counterparty", "id": owner.counterparty_id}]
+
+
+async def test_an_agent_form_with_problems_shows_them_at_the_fields(app, owner):
+    async with console_browser(app, owner.tenant) as browser:
+        typed = await post_form(
+            browser,
+            "/console/agents/new",
+            "/console/agents/new",
+            {
+                "name": "",
+                "customerId": owner.customer.id,
+                "sourceAccountId": owner.usd_account,
+                "perTransfer": "1.234",
+                "allowlist": "just-one-word",
+            },
+        )
+        assert typed.status_code == 422
+        for field in ("name", "perTransfer", "allowlist"):
+            assert f'id="{field}-error"' in typed.text, field
+        assert f'value="{owner.usd_account}"' in typed.text  # what was typed stays
+        wrong_currency = await post_form(
+            browser,
+            "/console/agents/new",
+            "/console/agents/new",
+            {
+                "name": "Bot",
+                "customerId": owner.customer.id,
+                "sourceAccountId": owner.usd_account,
+                "currency": "EUR",
+            },
+        )
+        assert wrong_currency.status_code == 422
+        assert 'id="currency-error">must be the funding account' in wrong_currency.text
+        unknown = await post_form(
+            browser,
+            "/console/agents/new",
+            "/console/agents/new",
+            {
+                "name": "Bot",
+                "customerId": "cus_00000000000000000000000000",
+                "sourceAccountId": owner.usd_account,
+            },
+        )
+        assert unknown.status_code == 422 and "The agent was not created" in unknown.text
+    listed = (await owner.client.get(f"/v1/agents?customerId={owner.customer.id}")).json()
+    assert listed["data"] == []
+
+
 async def test_agent_detail_draws_spend_per_window_against_the_limit(app, owner):
     from tests.agents.conftest import pay
 
@@ -316,6 +395,7 @@ async def test_admin_pages_label_every_control(app, owner):
     async with console_browser(app, owner.tenant) as browser:
         for path in (
             "/console/agents",
+            "/console/agents/new",
             f"/console/agents/{agent['id']}",
             "/console/api-keys",
             "/console/settings",

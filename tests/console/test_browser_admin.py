@@ -230,6 +230,25 @@ async def test_an_agent_paused_resumed_given_a_key_and_revoked(app, owner, base_
     assert (await owner.client.get(f"/v1/agents/{agent['id']}")).json()["status"] == "REVOKED"
 
 
+async def test_create_an_agent_from_the_form(app, owner, base_url, browser):
+    async with signed_in(browser, base_url, owner.tenant, "/console/agents") as page:
+        await page.get_by_role("link", name="New agent").click()
+        await page.get_by_role("heading", name="New agent").wait_for()
+        await check_page(page)
+        await page.get_by_label("Name").fill("Supplier bot")
+        await page.get_by_label("Customer id").fill(owner.customer.id)
+        await page.get_by_label("Pays from (balance account id)").fill(owner.usd_account)
+        await page.get_by_label("Per transfer").fill("250")
+        await page.get_by_label("Over a limit").select_option("REQUEST_APPROVAL")
+        await page.get_by_label("One a line", exact=False).fill(
+            f"counterparty {owner.counterparty_id}"
+        )
+        await page.get_by_role("button", name="Create agent").click()
+        await page.get_by_role("status").filter(has_text="Agent created").wait_for()
+        assert "Supplier bot" in await page.get_by_role("heading", level=1).inner_text()
+        assert "250.00 USD" in await page.locator("#spend-title + p").inner_text()
+
+
 async def test_a_webhook_endpoint_created_rotated_and_a_message_resent(
     app, tenant, base_url, browser, receiver
 ):

@@ -9,17 +9,26 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from fastapi import Response
+from pydantic import ValidationError
 
 from corridor.agents import service as agents
-from corridor.agents.rules import AgentStatus
-from corridor.agents.schemas import AgentKeyCreate, AgentRead, AgentSpendRead, AgentUpdate
-from corridor.console.forms import parse_form
+from corridor.agents.rules import AgentStatus, OverLimitAction, PayeeType
+from corridor.agents.schemas import (
+    AgentCreate,
+    AgentKeyCreate,
+    AgentRead,
+    AgentSpendRead,
+    AgentUpdate,
+)
+from corridor.console.forms import parse_form, problems_by_field
 from corridor.console.layout import notice, page
 from corridor.console.listing import listing_of
 from corridor.console.routing import console_router, redirect
 from corridor.console.session import Console, ConsolePage
 from corridor.customers import service as customers
-from corridor.kit.errors import ValidationFailed
+from corridor.kit.errors import CorridorError, ValidationFailed
+from corridor.kit.money import CURRENCIES, MoneyError, from_decimal_string
+from corridor.kit.money import currency as currency_of
 from corridor.kit.pagination import PageRequest
 
 router = console_router()
@@ -29,6 +38,7 @@ agent_keys_shown_max = 50
 # Past this share of a window's limit the meter turns amber (then red at the limit).
 meter_warning_share = 0.8
 
+CREATED = notice("agent-created", "Agent created: issue it a key for its program.")
 PAUSED = notice("agent-paused", "Paused: the agent's submits are refused until it resumes.")
 RESUMED = notice("agent-resumed", "Resumed: the agent can submit again.")
 REVOKED = notice("agent-revoked", "Revoked: the agent and all its keys stopped working.")
@@ -121,6 +131,132 @@ async def _agent_page(
         customer_name=names.get(agent.customer_id),
         created_key=created_key,
     )
+
+
+# --- Creating an agent (spec 4.5: a console session or an unrestricted key) ----------------
+
+AGENT_FORM_FIELDS = (
+    "customerId",
+    "sourceAccountId",
+    "name",
+    "description",
+    "currency",
+    "perTransfer",
+    "daily",
+    "monthly",
+    "overLimitAction",
+    "allowlist",
+)
+LIMIT_FIELDS = ("perTransfer", "daily", "monthly")
+
+
+def _limits_of(form: dict[str, str], problems: dict[str, str]) -> dict[str, str | None]:
+    """The limits typed as decimal amounts of the chosen currency, in minor units."""
+    code = form.get("currency") or "USD"
+    limits: dict[str, str | None] = {"currency": code}
+    for field in LIMIT_FIELDS:
+        text = (form.get(field) or "").strip().replace(",", "")
+        if not text:
+            limits[field] = None
+            continue
+        try:
+            minor = from_decimal_string(text, currency_of(code).exponent)
+            if minor < 0:
+                raise MoneyError("must not be negative")
+            limits[field] = str(minor)
+        except MoneyError as error:
+            problems[field] = str(error)
+    return limits
+
+
+def _allowlist_of(text: str, problems: dict[str, str]) -> list[dict[str, str]]:
+    """One payee a line: its type and id (`counterparty cp_…`)."""
+    entries = []
+    for line in text.splitlines():
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 2:
+            problems["allowlist"] = f"{line.strip()[:80]!r}: write the type and the id"
+            continue
+        entries.append({"type": parts[0], "id": parts[1]})
+    return entries
+
+
+def _agent_create_of(form: dict[str, str], problems: dict[str, str]) -> AgentCreate | None:
+    values = {
+        "customerId": form.get("customerId", "").strip(),
+        "sourceAccountId": form.get("sourceAccountId", "").strip(),
+        "name": form.get("name", "").strip(),
+        "description": form.get("description", "").strip() or None,
+        "limits": _limits_of(form, problems),
+        "destinationAllowlist": _allowlist_of(form.get("allowlist", ""), problems),
+        "overLimitAction": form.get("overLimitAction") or "REJECT",
+    }
+    try:
+        return AgentCreate.model_validate(values)
+    except ValidationError as error:
+        for problem in error.errors():
+            location = [str(part) for part in problem["loc"]]
+            field = location[1] if location[:1] == ["limits"] and len(location) > 1 else location[0]
+            if field == "destinationAllowlist":
+                field = "allowlist"
+            problems.setdefault(field, problem["msg"].removeprefix("Value error, "))
+        return None
+
+
+def _form_field(api_field: str) -> str:
+    if api_field == "limits":
+        return "currency"
+    if api_field.startswith("destinationAllowlist"):
+        return "allowlist"
+    return api_field
+
+
+def _new_agent_page(
+    console: Console, *, sent: dict[str, str], problems: dict[str, str], status: int = 200
+) -> Response:
+    return page(
+        console,
+        "agents/new.html",
+        status=status,
+        sent=sent,
+        problems=problems,
+        currencies=list(CURRENCIES),
+        actions=[action.value for action in OverLimitAction],
+        payee_types=[payee.value for payee in PayeeType],
+    )
+
+
+@router.get("/agents/new")
+async def new_agent(console: ConsolePage) -> Response:
+    customer_id = console.request.query_params.get("customerId", "")[:64]
+    return _new_agent_page(console, sent={"customerId": customer_id}, problems={})
+
+
+@router.post("/agents/new")
+async def create_agent(console: ConsolePage) -> Response:
+    sent = {name: console.form.get(name, "") for name in AGENT_FORM_FIELDS}
+    problems: dict[str, str] = {}
+    data = _agent_create_of(console.form, problems)
+    if data is not None and not problems:
+        try:
+            agent = await agents.create_agent(
+                console.session, caller=console.caller, data=data, now=console.now()
+            )
+        except CorridorError as error:
+            # Refusals about what was typed (an unknown customer or account, a customer not
+            # ACTIVE) are shown with the form; any other goes to the error page.
+            if error.status not in (404, 409, 422):
+                raise
+            await console.session.rollback()
+            problems = {
+                _form_field(field): message for field, message in problems_by_field(error).items()
+            }
+        else:
+            await console.commit()
+            return redirect(console.request, f"/console/agents/{agent.id}?done={CREATED}")
+    return _new_agent_page(console, sent=sent, problems=problems, status=422)
 
 
 @router.get("/agents/{agent_id}")

@@ -139,6 +139,21 @@ async def test_agent_detail_draws_spend_per_window_against_the_limit(app, owner)
     assert "bot key" in text  # the key the agent paid with, listed without its secret
 
 
+def test_a_meter_is_full_at_its_limit_and_empty_without_one():
+    from datetime import UTC, datetime
+
+    from corridor.console.pages.agents import Meter
+
+    def meter(limit: int | None, used: int) -> Meter:
+        return Meter("day", "USD", limit, used, None, datetime(2026, 11, 19, tzinfo=UTC))
+
+    assert (meter(1_000, 500).percent, meter(1_000, 500).level) == (50, "ok")
+    assert meter(1_000, 800).level == "warning"
+    assert (meter(1_000, 1_200).share, meter(1_000, 1_200).level) == (1.0, "full")
+    assert (meter(0, 0).share, meter(0, 0).level) == (1.0, "full")
+    assert (meter(None, 5_000).share, meter(None, 5_000).level) == (0.0, "none")
+
+
 async def test_pause_and_resume_an_agent(app, owner):
     agent = await owner.create_agent()
     page = f"/console/agents/{agent['id']}"

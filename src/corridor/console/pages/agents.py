@@ -58,8 +58,10 @@ class Meter:
 
     @property
     def share(self) -> float:
-        if not self.limit_minor:
+        if self.limit_minor is None:
             return 0.0
+        if self.limit_minor == 0:  # nothing may be spent: the window is full
+            return 1.0
         return min(self.used_minor / self.limit_minor, 1.0)
 
     @property

@@ -234,7 +234,7 @@ async def test_create_an_agent_from_the_form(app, owner, base_url, browser):
     async with signed_in(browser, base_url, owner.tenant, "/console/agents") as page:
         await page.get_by_role("link", name="New agent").click()
         await page.get_by_role("heading", name="New agent").wait_for()
-        await check_page(page)
+        await check_page(page, "agent-new.png")
         await page.get_by_label("Name").fill("Supplier bot")
         await page.get_by_label("Customer id").fill(owner.customer.id)
         await page.get_by_label("Pays from (balance account id)").fill(owner.usd_account)

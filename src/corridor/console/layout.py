@@ -25,6 +25,10 @@ NAVIGATION: list[NavItem] = [
     NavItem("/console/approvals", "Approvals"),
     NavItem("/console/reviews", "Review"),
     NavItem("/console/authorizations", "Authorization"),
+    NavItem("/console/agents", "Agents"),
+    NavItem("/console/webhooks", "Webhooks"),
+    NavItem("/console/api-keys", "API keys"),
+    NavItem("/console/settings", "Settings"),
 ]
 
 # After an action a page redirects with `?done=<code>`; the layout shows the sentence.

@@ -73,7 +73,7 @@ async def _attention(console: Console) -> list[Attention]:
         Attention("Agent payments to approve", approvals, "/console/approvals"),
         Attention("Transfers to review", reviews, "/console/reviews"),
         Attention("Transfers to authorize", authorizations, "/console/authorizations"),
-        Attention("Failing webhook endpoints", failing, None),
+        Attention("Failing webhook endpoints", failing, "/console/webhooks"),
     ]
 
 

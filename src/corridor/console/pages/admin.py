@@ -1,0 +1,8 @@
+"""The administration pages (agents, webhooks, API keys, organization settings), in the
+order their routes are matched: `console/app.py` adds them to `PAGES` in one line."""
+
+from __future__ import annotations
+
+from corridor.console.pages import agents, api_keys, settings, webhooks
+
+ROUTERS = [agents.router, webhooks.router, api_keys.router, settings.router]

@@ -21,6 +21,7 @@ class NavItem:
 # The navigation bar, in order. A new page adds itself here (docs/console.md).
 NAVIGATION: list[NavItem] = [
     NavItem("/console", "Home"),
+    NavItem("/console/customers", "Customers"),
     NavItem("/console/transfers", "Transfers"),
     NavItem("/console/approvals", "Approvals"),
     NavItem("/console/reviews", "Review"),

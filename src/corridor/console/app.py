@@ -7,7 +7,7 @@ from pathlib import Path
 from fastapi import APIRouter, FastAPI, Response
 from fastapi.responses import RedirectResponse
 
-from corridor.console.pages import access, customers, decisions, home, transfers
+from corridor.console.pages import access, assistant, customers, decisions, home, transfers
 from corridor.console.routing import CONSOLE_PREFIX
 from corridor.kit.errors import NotFound
 
@@ -20,7 +20,14 @@ STATIC_FILES = {
 static_cache_s = 300
 
 # Every page module's router, in the order their routes are matched.
-PAGES = [access.router, home.router, transfers.router, decisions.router, customers.router]
+PAGES = [
+    access.router,
+    home.router,
+    transfers.router,
+    decisions.router,
+    customers.router,
+    assistant.router,
+]
 
 
 def _static_router() -> APIRouter:

@@ -26,6 +26,7 @@ NAVIGATION: list[NavItem] = [
     NavItem("/console/approvals", "Approvals"),
     NavItem("/console/reviews", "Review"),
     NavItem("/console/authorizations", "Authorization"),
+    NavItem("/console/assistant", "Assistant"),
 ]
 
 # After an action a page redirects with `?done=<code>`; the layout shows the sentence.

@@ -17,7 +17,9 @@ from corridor.kit.schemas import Amount
 chart_width = 600
 chart_height = 160
 # Room for the value labels on the left and the day labels below.
-margin_left = 72
+margin_left = 56
+# Room for the last day's label, centred under the last point.
+margin_right = 24
 margin_bottom = 22
 margin_top = 8
 bar_gap_fraction = Decimal("0.25")
@@ -60,6 +62,10 @@ class Chart:
         return margin_left
 
     @property
+    def plot_right(self) -> int:
+        return self.width - margin_right
+
+    @property
     def plot_bottom(self) -> int:
         return self.height - margin_bottom
 
@@ -75,13 +81,19 @@ class Meter:
 
 
 def compact(minor_units: int, currency: str) -> str:
-    """An axis label: 1250000 minor USD units → `12.5k USD`."""
+    """An axis label, without the currency the chart's title names: 1250000 minor USD
+    units → `12.5k`, 54000000 minor USDC units → `54`."""
     value = Decimal(Amount.of(minor_units, currency).display_value)
     for size, suffix in ((Decimal(10) ** 9, "B"), (Decimal(10) ** 6, "M"), (Decimal(1000), "k")):
         if abs(value) >= size:
-            shown = (value / size).quantize(Decimal("0.1"))
-            return f"{shown.normalize():f}{suffix} {currency}"
-    return f"{value.quantize(Decimal('0.01')):f} {currency}"
+            return f"{_short(value / size)}{suffix}"
+    return _short(value)
+
+
+def _short(value: Decimal) -> str:
+    """At most one decimal, none when whole: 12.5, 540, 0.3."""
+    shown = value.quantize(Decimal("0.1"))
+    return f"{shown:f}".removesuffix(".0")
 
 
 def full(minor_units: int, currency: str) -> str:
@@ -115,7 +127,9 @@ def _y_ticks(low: int, high: int, height: int, text: Callable[[int], str]) -> li
 
 
 def _x_ticks(days: Sequence[date], centre: Callable[[int], float]) -> list[Tick]:
-    chosen = {index for index in range(0, len(days), day_label_every)} | {len(days) - 1}
+    last = len(days) - 1
+    # Every seventh day, and the last (dropping a seventh day too close to it to read).
+    chosen = {index for index in range(0, len(days), day_label_every) if last - index >= 3} | {last}
     return [Tick(centre(index), _day(days[index])) for index in sorted(chosen)]
 
 
@@ -125,7 +139,7 @@ def line_chart(
     """A balance over days: one point a day, the area under it shaded."""
     assert days and len(days) == len(values)
     low, high = _range(values)
-    span = chart_width - margin_left
+    span = chart_width - margin_left - margin_right
     step = span / max(len(days) - 1, 1)
 
     def x(index: int) -> float:
@@ -173,7 +187,7 @@ def bar_chart(
     """A value a day as bars (`text` for a bar's title, `axis_text` for the axis)."""
     assert days and len(days) == len(values)
     low, high = _range(values)
-    slot = Decimal(chart_width - margin_left) / len(days)
+    slot = Decimal(chart_width - margin_left - margin_right) / len(days)
     width = float(slot * (1 - bar_gap_fraction))
 
     def left(index: int) -> float:

@@ -77,9 +77,13 @@ async def base_url(app) -> AsyncIterator[str]:
         await task
 
 
+@pytest.fixture(scope="module", autouse=True)
+def screenshots_folder() -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+
 @pytest.fixture
 async def browser() -> AsyncIterator:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     async with async_api.async_playwright() as playwright:
         launched = await playwright.chromium.launch(
             executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]

@@ -249,6 +249,35 @@ async def test_list_shows_only_the_organizations_customers(tenant, make_tenant):
     assert [item["id"] for item in listed] == [mine["id"]]
 
 
+async def test_q_searches_a_part_of_the_name_or_the_email_in_any_case(tenant):
+    ada = await create_individual(tenant.client)
+    grace = await create_individual(
+        tenant.client, firstName="Grace", lastName="Hopper", email="grace_h@navy.example"
+    )
+    odd = await create_individual(
+        tenant.client, firstName="Per%cent", lastName="Sign", email="pc@example.org"
+    )
+
+    async def found(query: str) -> list[str]:
+        answer = await tenant.client.get("/v1/customers", params={"q": query})
+        assert answer.status_code == 200, answer.text
+        return [item["id"] for item in answer.json()["data"]]
+
+    assert await found("LOVELACE") == [ada["id"]]
+    assert await found("navy.EXAMPLE") == [grace["id"]]
+    assert await found("example") == [odd["id"], grace["id"], ada["id"]]
+    # LIKE's wildcards are plain characters: "_" and "%" match only themselves.
+    assert await found("e_h") == [grace["id"]]
+    assert await found("r%c") == [odd["id"]]
+    assert await found("zzz") == []
+    by_status = await tenant.client.get("/v1/customers", params={"q": "a", "status": "ACTIVE"})
+    assert by_status.json()["data"] == []
+    assert_error(
+        await tenant.client.get("/v1/customers", params={"q": "x" * 101}), 422, "validation_error"
+    )
+    assert_error(await tenant.client.get("/v1/customers?q=a%00b"), 422, "validation_error")
+
+
 async def test_get_returns_the_customer_without_expansions(tenant):
     customer = await create_individual(tenant.client)
     fetched = (await tenant.client.get(f"/v1/customers/{customer['id']}")).json()

@@ -7,7 +7,15 @@ from pathlib import Path
 from fastapi import APIRouter, FastAPI, Response
 from fastapi.responses import RedirectResponse
 
-from corridor.console.pages import access, admin, decisions, home, transfers
+from corridor.console.pages import (
+    access,
+    admin,
+    assistant,
+    customers,
+    decisions,
+    home,
+    transfers,
+)
 from corridor.console.routing import CONSOLE_PREFIX
 from corridor.kit.errors import NotFound
 
@@ -20,7 +28,15 @@ STATIC_FILES = {
 static_cache_s = 300
 
 # Every page module's router, in the order their routes are matched.
-PAGES = [access.router, home.router, transfers.router, decisions.router, *admin.ROUTERS]
+PAGES = [
+    access.router,
+    home.router,
+    transfers.router,
+    decisions.router,
+    customers.router,
+    assistant.router,
+    *admin.ROUTERS,
+]
 
 
 def _static_router() -> APIRouter:

@@ -21,6 +21,7 @@ class NavItem:
 # The navigation bar, in order. A new page adds itself here (docs/console.md).
 NAVIGATION: list[NavItem] = [
     NavItem("/console", "Home"),
+    NavItem("/console/customers", "Customers"),
     NavItem("/console/transfers", "Transfers"),
     NavItem("/console/approvals", "Approvals"),
     NavItem("/console/reviews", "Review"),
@@ -29,6 +30,7 @@ NAVIGATION: list[NavItem] = [
     NavItem("/console/webhooks", "Webhooks"),
     NavItem("/console/api-keys", "API keys"),
     NavItem("/console/settings", "Settings"),
+    NavItem("/console/assistant", "Assistant"),
 ]
 
 # After an action a page redirects with `?done=<code>`; the layout shows the sentence.

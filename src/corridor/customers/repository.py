@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import Select, delete, func, select
+from sqlalchemy import Select, delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
@@ -37,10 +37,29 @@ async def names_of(
     return {customer_id: name for customer_id, name in rows}
 
 
+def _like_pattern(text: str) -> str:
+    """`text` anywhere, its LIKE wildcards taken literally (escape character `\\`)."""
+    escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
 def filtered_customers(
-    caller: Caller, *, status: str | None, type_: str | None, email: str | None
+    caller: Caller,
+    *,
+    status: str | None,
+    type_: str | None,
+    email: str | None,
+    search: str | None = None,
 ) -> Select[Customer]:
     statement = visible_customers(caller)
+    if search is not None:
+        pattern = _like_pattern(search)
+        statement = statement.where(
+            or_(
+                func.lower(Customer.name).like(pattern, escape="\\"),
+                func.lower(Customer.email).like(pattern, escape="\\"),
+            )
+        )
     if status is not None:
         statement = statement.where(Customer.status == status)
     if type_ is not None:

@@ -31,6 +31,7 @@ from corridor.models.customer import Customer, EnhancedDiligenceRfi
 from corridor.models.event import Event, emit
 
 metadata_keys_max = 50
+search_chars_max = 100
 _NOT_NULL_FIELDS = {
     "email": "email",
     "first_name": "firstName",
@@ -76,12 +77,22 @@ async def list_customers(
     status: CustomerStatus | None,
     type_: CustomerType | None,
     email: str | None,
+    search: str | None = None,
 ) -> Page[Customer]:
+    """`search`: a part of the name or the email, any case (`q` of the list endpoint)."""
     caller.require_scope(READ_SCOPE)
     caller.require_customer_binding()
     if email is not None and "\x00" in email:
         raise ValidationFailed("email", "must not contain NUL characters")
-    statement = repository.filtered_customers(caller, status=status, type_=type_, email=email)
+    if search is not None:
+        search = search.strip() or None
+    if search is not None and ("\x00" in search or len(search) > search_chars_max):
+        raise ValidationFailed(
+            "q", f"must be 1 to {search_chars_max} characters without NUL characters"
+        )
+    statement = repository.filtered_customers(
+        caller, status=status, type_=type_, email=email, search=search
+    )
     return await fetch_page(session, statement, Customer.id, page)
 
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
-from sqlalchemy import Executable, Select, event, select
+from sqlalchemy import Executable, Select, String, event, select
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -23,6 +23,8 @@ from sqlalchemy.ext.asyncio import (
     async_sessionmaker,
     create_async_engine,
 )
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.functions import FunctionElement
 
 from corridor.kit.errors import NotFound
 from corridor.kit.ids import looks_like_id
@@ -175,3 +177,22 @@ async def get_visible(
     if found is None:
         raise NotFound(model.resource_name, identifier)
     return found
+
+
+class utc_day(FunctionElement[str]):
+    """The UTC calendar day of a timestamp column as `YYYY-MM-DD` text, for GROUP BY day
+    on both backends (SQLite keeps naive UTC text; PostgreSQL a timestamptz)."""
+
+    type = String()
+    inherit_cache = True
+
+
+@compiles(utc_day, "sqlite")
+def _utc_day_sqlite(element: utc_day, compiler: Any, **options: Any) -> str:
+    return f"strftime('%Y-%m-%d', {compiler.process(element.clauses, **options)})"
+
+
+@compiles(utc_day, "postgresql")
+def _utc_day_postgresql(element: utc_day, compiler: Any, **options: Any) -> str:
+    column = compiler.process(element.clauses, **options)
+    return f"to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD')"

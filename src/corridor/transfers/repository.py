@@ -95,6 +95,34 @@ async def count_filtered(
     return int((await session.execute(counted)).scalar_one())
 
 
+@dataclass(frozen=True, slots=True)
+class DayVolume:
+    day: str  # YYYY-MM-DD, UTC
+    currency: str  # the source currency
+    count: int
+    amount: int  # minor units of `currency`
+
+
+async def volume_per_day(
+    session: AsyncSession, caller: Caller, *, since: datetime, excluded_statuses: Sequence[str]
+) -> list[DayVolume]:
+    """Transfers created since `since`, counted and summed per UTC day and source currency
+    (one grouped query)."""
+    day = db.utc_day(Transfer.created_at)
+    statement = (
+        filtered_transfers(caller, TransferFilters(created_after=since))
+        .where(Transfer.status.not_in(list(excluded_statuses)))
+        .with_only_columns(
+            day, Transfer.source_currency, func.count(Transfer.id), func.sum(Transfer.source_amount)
+        )
+        .group_by(day, Transfer.source_currency)
+    )
+    return [
+        DayVolume(text, currency, int(count), int(total))
+        for text, currency, count, total in await session.execute(statement)
+    ]
+
+
 async def transfer_by_id(
     session: AsyncSession, transfer_id: str, *, for_update: bool = False
 ) -> Transfer | None:

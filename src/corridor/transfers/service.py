@@ -6,9 +6,10 @@ the engine that carries legs out is engine.py.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -33,6 +34,8 @@ from corridor.transfers.schemas.requests import TransferCreate, TransferUpdate
 
 READ_SCOPE = "transfers:read"
 WRITE_SCOPE = "transfers:write"
+volume_days_default = 30
+volume_days_max = 366
 # Request fields stored as they are, on columns of the same name.
 _SIMPLE_FIELDS = ("client_reference_id", "remarks", "internal_remarks", "payment_reason")
 
@@ -288,6 +291,39 @@ async def count_transfers(
     caller.require_customer_binding()
     assert cap > 0
     return await repository.count_filtered(session, caller, filters, cap=cap)
+
+
+@dataclass(frozen=True, slots=True)
+class VolumeDay:
+    day: date
+    count: int  # every currency
+    amounts: dict[str, int]  # minor units per source currency
+
+
+async def daily_volume(
+    session: AsyncSession, *, caller: Caller, now: datetime, days: int = volume_days_default
+) -> list[VolumeDay]:
+    """Transfers created on each of the last `days` UTC days (today: now), oldest first:
+    how many, and their source amounts per currency. Drafts never submitted and cancelled
+    transfers moved no money and are left out (the console's chart)."""
+    caller.require_scope(READ_SCOPE)
+    caller.require_customer_binding()
+    assert 1 <= days <= volume_days_max
+    today = now.astimezone(UTC).date()
+    calendar = [today - timedelta(days=back) for back in range(days - 1, -1, -1)]
+    found = await repository.volume_per_day(
+        session,
+        caller,
+        since=datetime.combine(calendar[0], time(), tzinfo=UTC),
+        excluded_statuses=[TransferStatus.DRAFT.value, TransferStatus.CANCELLED.value],
+    )
+    counts: dict[date, int] = defaultdict(int)
+    amounts: dict[date, dict[str, int]] = defaultdict(dict)
+    for row in found:
+        day = date.fromisoformat(row.day)
+        counts[day] += row.count
+        amounts[day][row.currency] = amounts[day].get(row.currency, 0) + row.amount
+    return [VolumeDay(day, counts[day], dict(sorted(amounts[day].items()))) for day in calendar]
 
 
 async def list_customer_transfers(

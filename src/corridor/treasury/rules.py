@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from datetime import date, timedelta
 from decimal import Decimal
 
 from corridor.kit import fx
@@ -100,3 +101,40 @@ def _converted(amount: int, rate: fx.Rate) -> int:
     """Negative figures convert like positive ones (rounded toward zero)."""
     converted = fx.convert(abs(amount), rate).output_minor
     return converted if amount >= 0 else -converted
+
+
+@dataclass(frozen=True, slots=True)
+class DayBalance:
+    day: date
+    posted: int  # minor units at the end of the day (UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class BalanceHistory:
+    """One currency's posted customer balances at the end of each day, oldest first."""
+
+    currency: str
+    days: list[DayBalance]
+
+
+def history_days(today: date, days: int) -> list[date]:
+    """The `days` calendar days ending with `today`, oldest first."""
+    return [today - timedelta(days=back) for back in range(days - 1, -1, -1)]
+
+
+def balance_history(
+    posted_now: dict[str, int], net_per_day: dict[tuple[str, date], int], days: list[date]
+) -> list[BalanceHistory]:
+    """Walk back from today's posted balances: the end of a day is the next day's end
+    minus what was posted on the next day (`net_per_day`: the postings' sum per currency
+    and UTC day, credit positive). Every currency with a balance or a posting, sorted."""
+    currencies = sorted(set(posted_now) | {currency for currency, _ in net_per_day})
+    histories = []
+    for currency in currencies:
+        balance = posted_now.get(currency, 0)
+        ends = []
+        for day in reversed(days):
+            ends.append(DayBalance(day, balance))
+            balance -= net_per_day.get((currency, day), 0)
+        histories.append(BalanceHistory(currency, list(reversed(ends))))
+    return histories

@@ -3,7 +3,7 @@ reporting currency at the sandbox reference rates."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, time, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -16,6 +16,8 @@ from corridor.treasury import repository, rules
 from corridor.treasury.schemas import CurrencyBalanceRead, TreasuryBalancesRead
 
 READ_SCOPE = "accounts:read"
+history_days_default = 30
+history_days_max = 366
 
 
 async def treasury_balances(
@@ -67,6 +69,25 @@ async def organization_balances(session: AsyncSession, *, caller: Caller) -> lis
         rules.holding_of(figures)
         for figures in await repository.figures_per_currency(session, caller)
     ]
+
+
+async def balance_history(
+    session: AsyncSession, *, caller: Caller, now: datetime, days: int = history_days_default
+) -> list[rules.BalanceHistory]:
+    """The organization's posted customer balances per currency at the end of each of the
+    last `days` UTC days (today: now), from the ledger's postings (the console's chart)."""
+    caller.require_scope(READ_SCOPE)
+    caller.require_customer_binding()
+    assert 1 <= days <= history_days_max
+    calendar = rules.history_days(now.astimezone(UTC).date(), days)
+    # Postings of the days after the first: walking back from now needs no more.
+    since = datetime.combine(calendar[0], time(), tzinfo=UTC) + timedelta(days=1)
+    posted_now = {
+        figures.currency: figures.posted
+        for figures in await repository.figures_per_currency(session, caller)
+    }
+    net = await repository.net_postings_per_day(session, caller, since)
+    return rules.balance_history(posted_now, net, calendar)
 
 
 def _currency_balance(

@@ -26,6 +26,7 @@ from corridor.webhooks import repository
 from corridor.webhooks.errors import EndpointDisabled, MessageNotSentYet, NotSubscribed
 from corridor.webhooks.repository import MessageFilter
 from corridor.webhooks.rules import (
+    AttemptStatus,
     DeliveryStatus,
     Trigger,
     endpoint_wants,
@@ -141,6 +142,49 @@ async def list_attempts(
     await _message(session, organization_id, message_id)
     statement = repository.attempts_of_message(organization_id, message_id, endpoint_id)
     return await fetch_page(session, statement, WebhookAttempt.id, page)
+
+
+@dataclass(frozen=True, slots=True)
+class EndpointHealth:
+    """An endpoint's finished delivery attempts in a window (the console's chart)."""
+
+    endpoint_id: str
+    url: str
+    succeeded: int
+    failed: int
+
+    @property
+    def attempts(self) -> int:
+        return self.succeeded + self.failed
+
+    @property
+    def success_percent(self) -> int | None:
+        """Rounded down, so 99.9 % never reads as 100; None without attempts."""
+        return self.succeeded * 100 // self.attempts if self.attempts else None
+
+
+async def endpoint_health(
+    session: AsyncSession, *, caller: Caller, since: datetime, endpoints_max: int
+) -> list[EndpointHealth]:
+    """Each live endpoint of the organization (the first `endpoints_max`, oldest first)
+    with its successful and failed attempts started since `since`."""
+    organization_id = organization_of(caller)
+    endpoints = await fetch_page(
+        session,
+        repository.endpoints_of(organization_id),
+        WebhookEndpoint.id,
+        PageRequest(limit=endpoints_max, cursor=None),
+    )
+    counted = await repository.attempt_outcomes(session, organization_id, since)
+    return [
+        EndpointHealth(
+            endpoint.id,
+            endpoint.url,
+            counted.get(endpoint.id, {}).get(AttemptStatus.SUCCESS.value, 0),
+            counted.get(endpoint.id, {}).get(AttemptStatus.FAIL.value, 0),
+        )
+        for endpoint in sorted(endpoints.items, key=lambda endpoint: endpoint.created_at)
+    ]
 
 
 async def resend(

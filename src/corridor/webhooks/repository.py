@@ -21,7 +21,7 @@ from corridor.kit import db
 from corridor.models.event import Event
 from corridor.models.organization import Organization
 from corridor.models.webhook import WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from corridor.webhooks.rules import DeliveryStatus
+from corridor.webhooks.rules import AttemptStatus, DeliveryStatus
 
 _ACTIVE = (DeliveryStatus.PENDING.value, DeliveryStatus.SENDING.value)
 _REPLAYABLE = (DeliveryStatus.FAIL.value, DeliveryStatus.CANCELED.value)
@@ -386,3 +386,22 @@ async def delete_messages(session: AsyncSession, event_ids: Sequence[str]) -> in
     await session.execute(delete(WebhookAttempt).where(WebhookAttempt.event_id.in_(ids)))
     await session.execute(delete(WebhookDelivery).where(WebhookDelivery.event_id.in_(ids)))
     return await db.affected_rows(session, delete(Event).where(Event.id.in_(ids)))
+
+
+async def attempt_outcomes(
+    session: AsyncSession, organization_id: str, since: datetime
+) -> dict[str, dict[str, int]]:
+    """Finished attempts started since `since`, counted per endpoint and status."""
+    statement = (
+        select(WebhookAttempt.endpoint_id, WebhookAttempt.status, func.count(WebhookAttempt.id))
+        .where(
+            WebhookAttempt.organization_id == organization_id,
+            WebhookAttempt.started_at >= since,
+            WebhookAttempt.status.in_([AttemptStatus.SUCCESS.value, AttemptStatus.FAIL.value]),
+        )
+        .group_by(WebhookAttempt.endpoint_id, WebhookAttempt.status)
+    )
+    counted: dict[str, dict[str, int]] = {}
+    for endpoint_id, status, count in await session.execute(statement):
+        counted.setdefault(endpoint_id, {})[status] = int(count)
+    return counted

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from fastapi import Response
 
+from corridor.console.insight import home_insight
 from corridor.console.layout import page
 from corridor.console.routing import console_router
 from corridor.console.session import Console, ConsolePage
@@ -86,6 +87,7 @@ async def home(console: ConsolePage) -> Response:
         balances=balances,
         attention=await _attention(console),
         refresh_s=attention_refresh_s,
+        insight=await home_insight(console),
     )
 
 

@@ -22,3 +22,29 @@ document.addEventListener("htmx:beforeRequest", function (event) {
     event.preventDefault();
   }
 });
+// The assistant panel: a run that has not ended is followed over its SSE stream (the
+// session cookie authenticates GET /v1/assistant/runs/{id}/events). Its text appears as it
+// is written; once the run waits for a confirmation or ends, the page reloads to show the
+// messages and the confirmation cards as the server renders them.
+document.addEventListener("DOMContentLoaded", function () {
+  var live = document.querySelector("[data-run-events]");
+  if (!live || typeof EventSource === "undefined") {
+    return;
+  }
+  var text = live.querySelector("[data-run-text]");
+  var state = live.querySelector("[data-run-state]");
+  var stream = new EventSource(live.getAttribute("data-run-events"));
+  var settled = ["awaiting_confirmation", "completed", "failed", "cancelled"];
+  stream.addEventListener("text.delta", function (event) {
+    var data = JSON.parse(event.data);
+    text.textContent += data.text;
+  });
+  stream.addEventListener("run.status", function (event) {
+    var status = JSON.parse(event.data).status;
+    state.textContent = status.replace(/_/g, " ");
+    if (settled.indexOf(status) !== -1) {
+      stream.close();
+      window.location.replace(window.location.pathname);
+    }
+  });
+});

@@ -88,11 +88,25 @@ async def list_customers(
     status: Annotated[CustomerStatus | None, Query(description="Only this status")] = None,
     type: Annotated[CustomerType | None, Query(description="INDIVIDUAL or BUSINESS")] = None,
     email: Annotated[str | None, Query(max_length=320, description="Exact email")] = None,
+    q: Annotated[
+        str | None,
+        Query(
+            max_length=100,
+            description="A part of the name or the email, any case",
+            examples=["acme"],
+        ),
+    ] = None,
 ) -> ListResponse[CustomerRead]:
-    """Newest first; filter by `status`, `type` or exact `email`. A caller bound to a customer
-    sees only that customer."""
+    """Newest first; filter by `status`, `type`, exact `email`, or `q` (search: a part of the
+    name or the email, any case). A caller bound to a customer sees only that customer."""
     result = await service.list_customers(
-        context.session, caller=context.caller, page=page, status=status, type_=type, email=email
+        context.session,
+        caller=context.caller,
+        page=page,
+        status=status,
+        type_=type,
+        email=email,
+        search=q,
     )
     return ListResponse[CustomerRead].of(result, CustomerRead.of)
 

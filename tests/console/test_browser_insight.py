@@ -1,0 +1,251 @@
+"""Customers, charts and the assistant panel in a real browser (headless Chromium through
+Playwright, Debian's /usr/bin/chromium): a customer's page, the home page's SVG charts,
+and a payment the assistant proposes, streamed, shown as a card, approved, and carried out.
+The app is served by uvicorn inside the test's event loop, so the test drives the
+assistant worker itself. Skipped, saying why, where no browser can be started (never in
+CI: CORRIDOR_TEST_BROWSER_REQUIRED=1)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from tests.agents.conftest import make_owner
+from tests.assistant.conftest import drive
+from tests.live_server import free_port
+from tests.support import create_individual
+from tests.transfers.conftest import amount, create, fetch, make_customer
+from tests.webhooks.support import (
+    Receiver,
+    create_endpoint,
+    deliver,
+    emit_events,
+    worker_settings,
+)
+
+CHROMIUM = os.environ.get("CORRIDOR_TEST_CHROMIUM", "/usr/bin/chromium")
+BROWSER_REQUIRED = os.environ.get("CORRIDOR_TEST_BROWSER_REQUIRED") == "1"
+# Where the screenshots go (docs/console/ keeps the ones the docs show).
+SCREENSHOTS = Path(os.environ.get("CORRIDOR_TEST_SCREENSHOTS", "/tmp/corridor-console"))
+server_start_s_max = 30
+# How long a page may take to show what a test waits for.
+wait_ms = 20_000
+
+
+def _no_browser(reason: str) -> None:
+    if BROWSER_REQUIRED:
+        pytest.fail(reason, pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
+
+
+try:
+    from playwright import async_api
+except ImportError:
+    _no_browser(
+        "Playwright's Python package is not installed (it is in the dev extras: make install)"
+    )
+if shutil.which(CHROMIUM) is None:
+    _no_browser(
+        f"no Chromium at {CHROMIUM} (apt-get install chromium, or set CORRIDOR_TEST_CHROMIUM)"
+    )
+
+
+@pytest.fixture
+async def base_url(app) -> AsyncIterator[str]:
+    port = free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", log_level="warning")
+    )
+    task = asyncio.create_task(server.serve())
+    for _ in range(server_start_s_max * 20):
+        if server.started:
+            break
+        await asyncio.sleep(0.05)
+    assert server.started, "uvicorn did not start"
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await task
+
+
+@pytest.fixture(scope="module", autouse=True)
+def screenshots_folder() -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator:
+    async with async_api.async_playwright() as playwright:
+        launched = await playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
+        )
+        try:
+            yield launched
+        finally:
+            await launched.close()
+
+
+@contextlib.asynccontextmanager
+async def opened(browser, base_url: str) -> AsyncIterator:
+    context = await browser.new_context(viewport={"width": 1280, "height": 900})
+    page = await context.new_page()
+    problems: list[str] = []
+    page.on(
+        "console",
+        lambda message: (
+            problems.append(message.text)
+            if message.type == "error" and not message.text.startswith("Failed to load resource")
+            else None
+        ),
+    )
+    # Failed loads by address (the browser's own /favicon.ico guess is no page's fault).
+    page.on(
+        "response",
+        lambda response: (
+            problems.append(f"{response.status} {response.url}")
+            if response.status >= 400 and not response.url.endswith("/favicon.ico")
+            else None
+        ),
+    )
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.problems = problems
+    page.base_url = base_url
+    try:
+        yield page
+    finally:
+        await context.close()
+
+
+async def sign_in(page, email: str, password: str, path: str) -> None:
+    await page.goto(page.base_url + path)
+    await page.get_by_label("Email").fill(email)
+    await page.get_by_label("Password").fill(password)
+    await page.get_by_role("button", name="Sign in").click()
+    await page.wait_for_url(f"**{path}")
+
+
+UNLABELLED_CONTROLS = """
+() => Array.from(document.querySelectorAll('input, select, textarea'))
+  .filter((control) => control.type !== 'hidden')
+  .filter((control) => {
+    if (control.getAttribute('aria-label') || control.getAttribute('aria-labelledby')) return false;
+    if (control.closest('label')) return false;
+    if (control.id && document.querySelector(`label[for="${control.id}"]`)) return false;
+    return true;
+  })
+  .map((control) => control.outerHTML)
+"""
+
+
+async def _clean(page) -> None:
+    assert page.problems == [], page.problems  # a CSP violation is a console error
+    assert await page.evaluate(UNLABELLED_CONTROLS) == [], page.url
+
+
+def _day(day: int, hour: int = 12) -> datetime:
+    return datetime(2026, 10, 20, hour, tzinfo=UTC) + timedelta(days=day)
+
+
+async def _a_month_of_business(app, tenant, clock):
+    """Thirty days of money in and out, and two webhook endpoints (one failing often)."""
+    clock.set(_day(0))
+    owner = await make_owner(app, tenant)
+    customer = owner.customer
+    other = await make_customer(tenant.client, ("USD", "USDC"))
+    await create_individual(tenant.client, firstName="Grace", lastName="Hopper")
+    good, flaky = Receiver(), Receiver()
+    await create_endpoint(tenant.client, good.url)
+    await create_endpoint(tenant.client, flaky.url)
+    flaky.answer_with(*([500, 200, 200] * 10))
+    for day in range(1, 30):
+        clock.set(_day(day))
+        if day % 4 == 1:
+            await customer.fund("USD", 2_500_000 + day * 40_000)
+        if day % 9 == 3:
+            await other.fund("USDC", 15_000_000 * day)
+        for index in range(day % 5):
+            await create(
+                tenant.client,
+                {
+                    "customerId": customer.id,
+                    "source": {"accountId": customer.accounts["USD"]},
+                    "destination": {"accountId": other.accounts["USD"]},
+                    "amount": amount("USD", 12_000 + index * 7_300 + day * 500),
+                    "confirm": True,
+                },
+            )
+        await emit_events(app, tenant.organization_id, 1)
+        await deliver(app, worker_settings(app, webhook_retry_schedule_s=[86_400 * 60]))
+    good.close()
+    flaky.close()
+    return owner
+
+
+async def test_home_charts_and_a_customer_page(app, tenant, clock, base_url, browser):
+    owner = await _a_month_of_business(app, tenant, clock)
+    async with opened(browser, base_url) as page:
+        await sign_in(page, tenant.console_email, tenant.console_password, "/console")
+        balance = page.get_by_role("img", name="USD balance, last 30 days")
+        await balance.wait_for(timeout=wait_ms)
+        assert await page.get_by_role("img", name="Transfers per day, last 30 days").is_visible()
+        assert await page.locator("svg.meter").count() == 2
+        await page.get_by_text("Show the numbers").first.click()
+        assert await page.locator("details[open] table").first.is_visible()
+        await page.get_by_text("Show the numbers").first.click()  # closed again
+        await _clean(page)
+        await page.screenshot(path=str(SCREENSHOTS / "home-charts.png"), full_page=True)
+
+        await page.get_by_role("link", name="Customers").click()
+        await page.get_by_label("Name or email contains").fill("lovelace")
+        await page.get_by_role("button", name="Search").click()
+        assert await page.get_by_role("link", name="Ada Lovelace").count() == 2  # not Grace
+        await page.locator(f'a[href="/console/customers/{owner.customer.id}"]').click()
+        await page.wait_for_url(f"**/console/customers/{owner.customer.id}")
+        assert await page.get_by_role("heading", name="Balance accounts").is_visible()
+        assert await page.get_by_text(owner.usd_account).is_visible()
+        await _clean(page)
+        await page.screenshot(path=str(SCREENSHOTS / "customer-detail.png"), full_page=True)
+
+
+async def test_the_assistant_proposes_a_payment_and_it_runs_once_approved(
+    app, tenant, clock, base_url, browser
+):
+    clock.set(datetime(2026, 11, 18, 12, tzinfo=UTC))
+    owner = await make_owner(app, tenant)
+    async with opened(browser, base_url) as page:
+        await sign_in(page, tenant.console_email, tenant.console_password, "/console/assistant")
+        await page.get_by_label("New thread").fill("Supplier payments")
+        await page.get_by_role("button", name="Start a thread").click()
+        await page.wait_for_url("**/console/assistant/thr_*")
+        await page.get_by_role("textbox", name="Message").fill(
+            f"send 25 USD to Müller Maschinenbau GmbH from {owner.usd_account}"
+        )
+        await page.get_by_role("button", name="Send").click()
+        live = page.locator("#live-run")
+        await live.wait_for(timeout=wait_ms)  # followed over SSE while the run is queued
+
+        await drive(app)  # the worker: the stream tells the page, which shows the card
+        approve = page.get_by_role("button", name="Approve: Send 25.00 USD")
+        await approve.wait_for(timeout=wait_ms)
+        card = page.locator("article.tool-call.pending")
+        assert "Recipient gets: 25.00 USD" in await card.inner_text()
+        await _clean(page)
+        await page.screenshot(path=str(SCREENSHOTS / "assistant.png"), full_page=True)
+
+        await approve.click()
+        await page.get_by_text("Approved: the assistant carried it out.").wait_for(timeout=wait_ms)
+        await drive(app)
+        answer = page.get_by_text("Sent: transfer ")
+        await answer.wait_for(timeout=wait_ms)
+        await _clean(page)
+        transfer_id = (await answer.inner_text()).split()[2]
+    assert (await fetch(owner.client, transfer_id))["status"] == "PENDING"

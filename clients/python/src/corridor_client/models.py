@@ -52,17 +52,56 @@ class AddressIn(CorridorModel):
     )
     address_line1: Annotated[
         str,
-        Field(alias="addressLine1", max_length=200, min_length=1, title="Addressline1"),
+        Field(
+            alias="addressLine1",
+            max_length=200,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Addressline1",
+        ),
     ]
     address_line2: Annotated[
-        str | None, Field(alias="addressLine2", max_length=200, title="Addressline2")
+        str | None,
+        Field(
+            alias="addressLine2",
+            max_length=200,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Addressline2",
+        ),
     ] = None
-    city: Annotated[str, Field(max_length=100, min_length=1, title="City")]
-    state: Annotated[str | None, Field(max_length=100, title="State")] = None
+    city: Annotated[
+        str,
+        Field(
+            max_length=100,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="City",
+        ),
+    ]
+    state: Annotated[
+        str | None,
+        Field(
+            max_length=100,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="State",
+        ),
+    ] = None
     postal_code: Annotated[
-        str | None, Field(alias="postalCode", max_length=20, title="Postalcode")
+        str | None,
+        Field(
+            alias="postalCode",
+            max_length=20,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Postalcode",
+        ),
     ] = None
-    country: Annotated[str, Field(title="Country")]
+    country: Annotated[
+        str,
+        Field(
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Country",
+        ),
+    ]
 
 
 class AgentKeyCreate(CorridorModel):
@@ -71,7 +110,13 @@ class AgentKeyCreate(CorridorModel):
     )
     name: Annotated[
         str | None,
-        Field(examples=["Invoice bot"], max_length=200, min_length=1, title="Name"),
+        Field(
+            examples=["Invoice bot"],
+            max_length=200,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Name",
+        ),
     ] = None
     """
     Defaults to the agent's name
@@ -160,12 +205,31 @@ class AmountIn(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    currency: Annotated[str, Field(title="Currency")]
-    value: Annotated[str, Field(examples=["12550"], title="Value")]
+    currency: Annotated[
+        str,
+        Field(
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Currency",
+        ),
+    ]
+    value: Annotated[
+        str,
+        Field(
+            examples=["12550"],
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Value",
+        ),
+    ]
 
 
 class Scope(RootModel[str]):
-    root: Annotated[str, Field(max_length=40)]
+    root: Annotated[
+        str,
+        Field(
+            max_length=40,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+        ),
+    ]
 
 
 class ApiKeyCreate(CorridorModel):
@@ -174,7 +238,13 @@ class ApiKeyCreate(CorridorModel):
     )
     name: Annotated[
         str,
-        Field(examples=["Payouts backend"], max_length=200, min_length=1, title="Name"),
+        Field(
+            examples=["Payouts backend"],
+            max_length=200,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Name",
+        ),
     ]
     scopes: Annotated[
         list[Scope],
@@ -374,15 +444,47 @@ class BankCodeValidation(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    country: Annotated[str, Field(title="Country")]
+    country: Annotated[
+        str,
+        Field(
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Country",
+        ),
+    ]
     routing_number: Annotated[
-        str | None, Field(alias="routingNumber", max_length=64, title="Routingnumber")
+        str | None,
+        Field(
+            alias="routingNumber",
+            max_length=64,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Routingnumber",
+        ),
     ] = None
-    iban: Annotated[str | None, Field(max_length=64, title="Iban")] = None
-    bic: Annotated[str | None, Field(max_length=64, title="Bic")] = None
-    sort_code: Annotated[str | None, Field(alias="sortCode", max_length=64, title="Sortcode")] = (
-        None
-    )
+    iban: Annotated[
+        str | None,
+        Field(
+            max_length=64,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Iban",
+        ),
+    ] = None
+    bic: Annotated[
+        str | None,
+        Field(
+            max_length=64,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Bic",
+        ),
+    ] = None
+    sort_code: Annotated[
+        str | None,
+        Field(
+            alias="sortCode",
+            max_length=64,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Sortcode",
+        ),
+    ] = None
 
 
 class BankCodeValidationRead(CorridorModel):
@@ -403,7 +505,14 @@ class BeneficiaryType(StrEnum):
 
 
 MetadataAdditionalProperty = TypeAliasType(
-    "MetadataAdditionalProperty", Annotated[str, Field(max_length=500)]
+    "MetadataAdditionalProperty",
+    Annotated[
+        str,
+        Field(
+            max_length=500,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+        ),
+    ],
 )
 
 
@@ -412,12 +521,33 @@ class BusinessCustomerCreate(CorridorModel):
         extra="forbid",
     )
     legal_name: Annotated[
-        str, Field(alias="legalName", max_length=300, min_length=1, title="Legalname")
+        str,
+        Field(
+            alias="legalName",
+            max_length=300,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Legalname",
+        ),
     ]
-    email: Annotated[str, Field(max_length=320, min_length=3, title="Email")]
+    email: Annotated[
+        str,
+        Field(
+            max_length=320,
+            min_length=3,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Email",
+        ),
+    ]
     dba_name: Annotated[
         str | None,
-        Field(alias="dbaName", max_length=300, min_length=1, title="Dbaname"),
+        Field(
+            alias="dbaName",
+            max_length=300,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Dbaname",
+        ),
     ] = None
     registration_number: Annotated[
         str | None,
@@ -425,21 +555,42 @@ class BusinessCustomerCreate(CorridorModel):
             alias="registrationNumber",
             max_length=100,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
             title="Registrationnumber",
         ),
     ] = None
     incorporation_country: Annotated[
-        str | None, Field(alias="incorporationCountry", title="Incorporationcountry")
+        str | None,
+        Field(
+            alias="incorporationCountry",
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Incorporationcountry",
+        ),
     ] = None
     address: AddressIn | None = None
-    website: Annotated[str | None, Field(max_length=2048, title="Website")] = None
-    phone: Annotated[str | None, Field(max_length=32, title="Phone")] = None
+    website: Annotated[
+        str | None,
+        Field(
+            max_length=2048,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Website",
+        ),
+    ] = None
+    phone: Annotated[
+        str | None,
+        Field(
+            max_length=32,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Phone",
+        ),
+    ] = None
     tos_acceptance_id: Annotated[
         str | None,
         Field(
             alias="tosAcceptanceId",
             max_length=64,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Tosacceptanceid",
         ),
     ] = None
@@ -497,6 +648,15 @@ class Chain(StrEnum):
     tron = "TRON"
 
 
+class AccountCurrency(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$"
+        ),
+    ]
+
+
 class Confirmation(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -510,9 +670,23 @@ class ConsoleSessionCreate(CorridorModel):
     )
     email: Annotated[
         str,
-        Field(examples=["owner@example.com"], max_length=320, min_length=3, title="Email"),
+        Field(
+            examples=["owner@example.com"],
+            max_length=320,
+            min_length=3,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Email",
+        ),
     ]
-    password: Annotated[str, Field(max_length=200, min_length=1, title="Password")]
+    password: Annotated[
+        str,
+        Field(
+            max_length=200,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Password",
+        ),
+    ]
 
 
 class ConsoleUserRead(CorridorModel):
@@ -525,15 +699,38 @@ class CounterpartyCreate(CorridorModel):
         extra="forbid",
     )
     customer_id: Annotated[
-        str, Field(alias="customerId", max_length=64, min_length=1, title="Customerid")
+        str,
+        Field(
+            alias="customerId",
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Customerid",
+        ),
     ]
     """
     The customer who pays this counterparty
     """
-    name: Annotated[str, Field(max_length=200, min_length=1, title="Name")]
+    name: Annotated[
+        str,
+        Field(
+            max_length=200,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Name",
+        ),
+    ]
     beneficiary_type: Annotated[BeneficiaryType, Field(alias="beneficiaryType")]
     address: AddressIn
-    email: Annotated[str | None, Field(max_length=320, min_length=3, title="Email")] = None
+    email: Annotated[
+        str | None,
+        Field(
+            max_length=320,
+            min_length=3,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Email",
+        ),
+    ] = None
 
 
 class CounterpartyUpdate(CorridorModel):
@@ -544,10 +741,26 @@ class CounterpartyUpdate(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: Annotated[str | None, Field(max_length=200, min_length=1, title="Name")] = None
+    name: Annotated[
+        str | None,
+        Field(
+            max_length=200,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Name",
+        ),
+    ] = None
     beneficiary_type: Annotated[BeneficiaryType | None, Field(alias="beneficiaryType")] = None
     address: AddressIn | None = None
-    email: Annotated[str | None, Field(max_length=320, min_length=3, title="Email")] = None
+    email: Annotated[
+        str | None,
+        Field(
+            max_length=320,
+            min_length=3,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Email",
+        ),
+    ] = None
 
 
 class CurrencyBalanceRead(CorridorModel):
@@ -602,7 +815,14 @@ class CustomerType(StrEnum):
 
 
 MetadataAdditionalProperty1 = TypeAliasType(
-    "MetadataAdditionalProperty1", Annotated[str | None, Field(max_length=500)]
+    "MetadataAdditionalProperty1",
+    Annotated[
+        str | None,
+        Field(
+            max_length=500,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+        ),
+    ],
 )
 
 
@@ -614,32 +834,79 @@ class CustomerUpdate(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    email: Annotated[str | None, Field(max_length=320, min_length=3, title="Email")] = None
-    phone: Annotated[str | None, Field(max_length=32, title="Phone")] = None
+    email: Annotated[
+        str | None,
+        Field(
+            max_length=320,
+            min_length=3,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Email",
+        ),
+    ] = None
+    phone: Annotated[
+        str | None,
+        Field(
+            max_length=32,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Phone",
+        ),
+    ] = None
     address: AddressIn | None = None
     first_name: Annotated[
         str | None,
-        Field(alias="firstName", max_length=100, min_length=1, title="Firstname"),
+        Field(
+            alias="firstName",
+            max_length=100,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Firstname",
+        ),
     ] = None
     last_name: Annotated[
         str | None,
-        Field(alias="lastName", max_length=100, min_length=1, title="Lastname"),
+        Field(
+            alias="lastName",
+            max_length=100,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Lastname",
+        ),
     ] = None
     legal_name: Annotated[
         str | None,
-        Field(alias="legalName", max_length=300, min_length=1, title="Legalname"),
+        Field(
+            alias="legalName",
+            max_length=300,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Legalname",
+        ),
     ] = None
     dba_name: Annotated[
         str | None,
-        Field(alias="dbaName", max_length=300, min_length=1, title="Dbaname"),
+        Field(
+            alias="dbaName",
+            max_length=300,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Dbaname",
+        ),
     ] = None
-    website: Annotated[str | None, Field(max_length=2048, title="Website")] = None
+    website: Annotated[
+        str | None,
+        Field(
+            max_length=2048,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Website",
+        ),
+    ] = None
     tos_acceptance_id: Annotated[
         str | None,
         Field(
             alias="tosAcceptanceId",
             max_length=64,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Tosacceptanceid",
         ),
     ] = None
@@ -672,7 +939,14 @@ class DefaultDeveloperFeeIn(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    fixed: Annotated[str, Field(examples=["100"], title="Fixed")]
+    fixed: Annotated[
+        str,
+        Field(
+            examples=["100"],
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Fixed",
+        ),
+    ]
     """
     Minor units of the transfer's currency, in a string
     """
@@ -816,7 +1090,14 @@ class DeveloperFeeIn(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    fixed: Annotated[str | None, Field(examples=["100"], title="Fixed")] = "0"
+    fixed: Annotated[
+        str | None,
+        Field(
+            examples=["100"],
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Fixed",
+        ),
+    ] = "0"
     percent: Annotated[float | int | None, Field(examples=[0.005], title="Percent")] = 0
 
 
@@ -879,6 +1160,7 @@ class EndpointCreate(CorridorModel):
             examples=["https://example.com/webhooks/corridor"],
             max_length=2048,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Url",
         ),
     ]
@@ -886,7 +1168,13 @@ class EndpointCreate(CorridorModel):
     https in production; must reach a public address
     """
     description: Annotated[
-        str | None, Field(examples=["Ledger sync"], max_length=500, title="Description")
+        str | None,
+        Field(
+            examples=["Ledger sync"],
+            max_length=500,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Description",
+        ),
     ] = None
     event_types: Annotated[
         list[EventType] | None,
@@ -907,6 +1195,7 @@ class EndpointCreate(CorridorModel):
             examples=["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw4bS1LkV6sTI="],
             max_length=120,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Secret",
         ),
     ] = None
@@ -946,6 +1235,7 @@ class EndpointUpdate(CorridorModel):
             examples=["https://example.com/webhooks/corridor"],
             max_length=2048,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Url",
         ),
     ] = None
@@ -953,7 +1243,13 @@ class EndpointUpdate(CorridorModel):
     https in production; must reach a public address
     """
     description: Annotated[
-        str | None, Field(examples=["Ledger sync"], max_length=500, title="Description")
+        str | None,
+        Field(
+            examples=["Ledger sync"],
+            max_length=500,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Description",
+        ),
     ] = None
     event_types: Annotated[
         list[EventType] | None,
@@ -988,43 +1284,115 @@ class ExternalAccountCreate(CorridorModel):
     )
     customer_id: Annotated[
         str | None,
-        Field(alias="customerId", max_length=64, min_length=1, title="Customerid"),
+        Field(
+            alias="customerId",
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Customerid",
+        ),
     ] = None
     counterparty_id: Annotated[
         str | None,
-        Field(alias="counterpartyId", max_length=64, min_length=1, title="Counterpartyid"),
+        Field(
+            alias="counterpartyId",
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Counterpartyid",
+        ),
     ] = None
-    currency: Annotated[str, Field(title="Currency")]
-    country: Annotated[str, Field(title="Country")]
+    currency: Annotated[
+        str,
+        Field(
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Currency",
+        ),
+    ]
+    country: Annotated[
+        str,
+        Field(
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Country",
+        ),
+    ]
     account_holder_name: Annotated[
         str,
         Field(
             alias="accountHolderName",
             max_length=140,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
             title="Accountholdername",
         ),
     ]
     account_number: Annotated[
         str | None,
-        Field(alias="accountNumber", max_length=34, min_length=1, title="Accountnumber"),
+        Field(
+            alias="accountNumber",
+            max_length=34,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Accountnumber",
+        ),
     ] = None
     routing_number: Annotated[
         str | None,
-        Field(alias="routingNumber", max_length=11, min_length=1, title="Routingnumber"),
+        Field(
+            alias="routingNumber",
+            max_length=11,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Routingnumber",
+        ),
     ] = None
-    iban: Annotated[str | None, Field(max_length=42, min_length=1, title="Iban")] = None
-    bic: Annotated[str | None, Field(max_length=11, min_length=1, title="Bic")] = None
+    iban: Annotated[
+        str | None,
+        Field(
+            max_length=42,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Iban",
+        ),
+    ] = None
+    bic: Annotated[
+        str | None,
+        Field(
+            max_length=11,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Bic",
+        ),
+    ] = None
     sort_code: Annotated[
         str | None,
-        Field(alias="sortCode", max_length=8, min_length=1, title="Sortcode"),
+        Field(
+            alias="sortCode",
+            max_length=8,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Sortcode",
+        ),
     ] = None
     bank_name: Annotated[
         str | None,
-        Field(alias="bankName", max_length=200, min_length=1, title="Bankname"),
+        Field(
+            alias="bankName",
+            max_length=200,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Bankname",
+        ),
     ] = None
     account_type: Annotated[AccountType | None, Field(alias="accountType")] = None
-    label: Annotated[str | None, Field(max_length=100, title="Label")] = None
+    label: Annotated[
+        str | None,
+        Field(
+            max_length=100,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Label",
+        ),
+    ] = None
 
 
 class ExternalAccountUpdate(CorridorModel):
@@ -1041,15 +1409,29 @@ class ExternalAccountUpdate(CorridorModel):
             alias="accountHolderName",
             max_length=140,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
             title="Accountholdername",
         ),
     ] = None
     bank_name: Annotated[
         str | None,
-        Field(alias="bankName", max_length=200, min_length=1, title="Bankname"),
+        Field(
+            alias="bankName",
+            max_length=200,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Bankname",
+        ),
     ] = None
     account_type: Annotated[AccountType | None, Field(alias="accountType")] = None
-    label: Annotated[str | None, Field(max_length=100, title="Label")] = None
+    label: Annotated[
+        str | None,
+        Field(
+            max_length=100,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Label",
+        ),
+    ] = None
 
 
 class ExternalWalletCreate(CorridorModel):
@@ -1063,22 +1445,56 @@ class ExternalWalletCreate(CorridorModel):
     )
     customer_id: Annotated[
         str | None,
-        Field(alias="customerId", max_length=64, min_length=1, title="Customerid"),
+        Field(
+            alias="customerId",
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Customerid",
+        ),
     ] = None
     counterparty_id: Annotated[
         str | None,
-        Field(alias="counterpartyId", max_length=64, min_length=1, title="Counterpartyid"),
+        Field(
+            alias="counterpartyId",
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Counterpartyid",
+        ),
     ] = None
     chain: Chain
-    address: Annotated[str, Field(max_length=64, min_length=1, title="Address")]
-    label: Annotated[str | None, Field(max_length=100, title="Label")] = None
+    address: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Address",
+        ),
+    ]
+    label: Annotated[
+        str | None,
+        Field(
+            max_length=100,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Label",
+        ),
+    ] = None
 
 
 class ExternalWalletUpdate(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    label: Annotated[str | None, Field(max_length=100, title="Label")] = None
+    label: Annotated[
+        str | None,
+        Field(
+            max_length=100,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Label",
+        ),
+    ] = None
 
 
 class FieldError(CorridorModel):
@@ -1140,7 +1556,14 @@ class IdDocumentType(StrEnum):
 
 
 MetadataAdditionalProperty2 = TypeAliasType(
-    "MetadataAdditionalProperty2", Annotated[str, Field(max_length=500)]
+    "MetadataAdditionalProperty2",
+    Annotated[
+        str,
+        Field(
+            max_length=500,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+        ),
+    ],
 )
 
 
@@ -1149,24 +1572,66 @@ class IndividualCustomerCreate(CorridorModel):
         extra="forbid",
     )
     first_name: Annotated[
-        str, Field(alias="firstName", max_length=100, min_length=1, title="Firstname")
+        str,
+        Field(
+            alias="firstName",
+            max_length=100,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Firstname",
+        ),
     ]
     last_name: Annotated[
-        str, Field(alias="lastName", max_length=100, min_length=1, title="Lastname")
+        str,
+        Field(
+            alias="lastName",
+            max_length=100,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Lastname",
+        ),
     ]
-    email: Annotated[str, Field(max_length=320, min_length=3, title="Email")]
+    email: Annotated[
+        str,
+        Field(
+            max_length=320,
+            min_length=3,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Email",
+        ),
+    ]
     date_of_birth: Annotated[
-        str | None, Field(alias="dateOfBirth", max_length=10, title="Dateofbirth")
+        str | None,
+        Field(
+            alias="dateOfBirth",
+            max_length=10,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Dateofbirth",
+        ),
     ] = None
-    phone: Annotated[str | None, Field(max_length=32, title="Phone")] = None
+    phone: Annotated[
+        str | None,
+        Field(
+            max_length=32,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Phone",
+        ),
+    ] = None
     address: AddressIn | None = None
-    nationality: Annotated[str | None, Field(title="Nationality")] = None
+    nationality: Annotated[
+        str | None,
+        Field(
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Nationality",
+        ),
+    ] = None
     tax_identification_number: Annotated[
         str | None,
         Field(
             alias="taxIdentificationNumber",
             max_length=64,
             min_length=4,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Taxidentificationnumber",
         ),
     ] = None
@@ -1176,6 +1641,7 @@ class IndividualCustomerCreate(CorridorModel):
             alias="tosAcceptanceId",
             max_length=64,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Tosacceptanceid",
         ),
     ] = None
@@ -1193,7 +1659,14 @@ class IndividualCustomerCreate(CorridorModel):
 
 
 class DocumentId(RootModel[str]):
-    root: Annotated[str, Field(max_length=64, min_length=1)]
+    root: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+        ),
+    ]
 
 
 class LegRead(CorridorModel):
@@ -1235,15 +1708,42 @@ class LimitsIn(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    currency: Annotated[str | None, Field(examples=["USD"], title="Currency")] = None
+    currency: Annotated[
+        str | None,
+        Field(
+            examples=["USD"],
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Currency",
+        ),
+    ] = None
     """
     Defaults to the funding account's currency
     """
     per_transfer: Annotated[
-        str | None, Field(alias="perTransfer", examples=["50000"], title="Pertransfer")
+        str | None,
+        Field(
+            alias="perTransfer",
+            examples=["50000"],
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Pertransfer",
+        ),
     ] = None
-    daily: Annotated[str | None, Field(examples=["100000"], title="Daily")] = None
-    monthly: Annotated[str | None, Field(examples=["1000000"], title="Monthly")] = None
+    daily: Annotated[
+        str | None,
+        Field(
+            examples=["100000"],
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Daily",
+        ),
+    ] = None
+    monthly: Annotated[
+        str | None,
+        Field(
+            examples=["1000000"],
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Monthly",
+        ),
+    ] = None
 
 
 class LimitsRead(CorridorModel):
@@ -1386,7 +1886,13 @@ class OrganizationCreate(CorridorModel):
     )
     name: Annotated[
         str,
-        Field(examples=["Acme Payments"], max_length=200, min_length=1, title="Name"),
+        Field(
+            examples=["Acme Payments"],
+            max_length=200,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Name",
+        ),
     ]
     kind: Annotated[Kind | None, Field(title="Kind")] = Kind.standard
     create_api_key: Annotated[bool | None, Field(alias="createApiKey", title="Createapikey")] = (
@@ -1458,7 +1964,13 @@ class OrganizationUpdate(CorridorModel):
     )
     name: Annotated[
         str | None,
-        Field(examples=["Acme Payments"], max_length=200, min_length=1, title="Name"),
+        Field(
+            examples=["Acme Payments"],
+            max_length=200,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Name",
+        ),
     ] = None
 
 
@@ -1600,6 +2112,7 @@ class ReadMarker(CorridorModel):
             examples=["amsg_01jd3x0p6x9e3k2v1m8q4r7s5t"],
             max_length=64,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Lastreadmessageid",
         ),
     ]
@@ -1708,7 +2221,13 @@ class ResendRequest(CorridorModel):
         extra="forbid",
     )
     endpoint_id: Annotated[
-        str | None, Field(alias="endpointId", max_length=64, title="Endpointid")
+        str | None,
+        Field(
+            alias="endpointId",
+            max_length=64,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Endpointid",
+        ),
     ] = None
     """
     Only to this endpoint; every endpoint of the message when omitted
@@ -1796,7 +2315,14 @@ class RouteSourceIn(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    currency: Annotated[str, Field(examples=["USD"], title="Currency")]
+    currency: Annotated[
+        str,
+        Field(
+            examples=["USD"],
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Currency",
+        ),
+    ]
     payment_rail: Annotated[RailName, Field(alias="paymentRail", examples=["WIRE"])]
 
 
@@ -1818,7 +2344,13 @@ class SandboxDeposit(CorridorModel):
     amount: AmountIn
     to_address: Annotated[
         str | None,
-        Field(alias="toAddress", max_length=128, min_length=1, title="Toaddress"),
+        Field(
+            alias="toAddress",
+            max_length=128,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Toaddress",
+        ),
     ] = None
     virtual_account_id: Annotated[
         str | None,
@@ -1826,14 +2358,29 @@ class SandboxDeposit(CorridorModel):
             alias="virtualAccountId",
             max_length=64,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Virtualaccountid",
         ),
     ] = None
     from_address: Annotated[
         str | None,
-        Field(alias="fromAddress", max_length=128, min_length=1, title="Fromaddress"),
+        Field(
+            alias="fromAddress",
+            max_length=128,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Fromaddress",
+        ),
     ] = None
-    reference: Annotated[str | None, Field(max_length=140, min_length=1, title="Reference")] = None
+    reference: Annotated[
+        str | None,
+        Field(
+            max_length=140,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Reference",
+        ),
+    ] = None
 
 
 class SandboxFund(CorridorModel):
@@ -1857,7 +2404,14 @@ class SandboxLegStatus(CorridorModel):
         extra="forbid",
     )
     status: Annotated[Status, Field(title="Status")]
-    reason: Annotated[str | None, Field(max_length=500, title="Reason")] = None
+    reason: Annotated[
+        str | None,
+        Field(
+            max_length=500,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Reason",
+        ),
+    ] = None
 
 
 class SandboxStatus(StrEnum):
@@ -1877,7 +2431,14 @@ class SandboxVerificationStatus(CorridorModel):
         extra="forbid",
     )
     status: SandboxStatus
-    reason: Annotated[str | None, Field(max_length=500, title="Reason")] = None
+    reason: Annotated[
+        str | None,
+        Field(
+            max_length=500,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Reason",
+        ),
+    ] = None
 
 
 class SecretRead(CorridorModel):
@@ -1897,6 +2458,7 @@ class SecretRotate(CorridorModel):
             examples=["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw4bS1LkV6sTI="],
             max_length=120,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Key",
         ),
     ] = None
@@ -1936,6 +2498,7 @@ class SourceIn(CorridorModel):
             examples=["acc_01jd3x0p6x9e3k2v1m8q4r7s5t"],
             max_length=64,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Accountid",
         ),
     ] = None
@@ -1945,14 +2508,27 @@ class SourceIn(CorridorModel):
             alias="externalAccountId",
             max_length=64,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Externalaccountid",
         ),
     ] = None
-    currency: Annotated[str | None, Field(title="Currency")] = None
+    currency: Annotated[
+        str | None,
+        Field(
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Currency",
+        ),
+    ] = None
     payment_rail: Annotated[RailName | None, Field(alias="paymentRail")] = None
     from_address: Annotated[
         str | None,
-        Field(alias="fromAddress", max_length=128, min_length=1, title="Fromaddress"),
+        Field(
+            alias="fromAddress",
+            max_length=128,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Fromaddress",
+        ),
     ] = None
     refund_account_id: Annotated[
         str | None,
@@ -1960,6 +2536,7 @@ class SourceIn(CorridorModel):
             alias="refundAccountId",
             max_length=64,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Refundaccountid",
         ),
     ] = None
@@ -2095,9 +2672,23 @@ class TermsOfServiceCreate(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    email: Annotated[str | None, Field(max_length=320, min_length=3, title="Email")] = None
+    email: Annotated[
+        str | None,
+        Field(
+            max_length=320,
+            min_length=3,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Email",
+        ),
+    ] = None
     redirect_url: Annotated[
-        str | None, Field(alias="redirectUrl", max_length=2048, title="Redirecturl")
+        str | None,
+        Field(
+            alias="redirectUrl",
+            max_length=2048,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Redirecturl",
+        ),
     ] = None
 
 
@@ -2120,7 +2711,14 @@ class TransferCancel(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    reason: Annotated[str | None, Field(max_length=500, title="Reason")] = None
+    reason: Annotated[
+        str | None,
+        Field(
+            max_length=500,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Reason",
+        ),
+    ] = None
 
 
 class TransferDecision(CorridorModel):
@@ -2128,7 +2726,14 @@ class TransferDecision(CorridorModel):
         extra="forbid",
     )
     decision: Decision
-    reason: Annotated[str | None, Field(max_length=500, title="Reason")] = None
+    reason: Annotated[
+        str | None,
+        Field(
+            max_length=500,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Reason",
+        ),
+    ] = None
 
 
 class TransferFund(CorridorModel):
@@ -2136,7 +2741,14 @@ class TransferFund(CorridorModel):
         extra="forbid",
     )
     account_id: Annotated[
-        str, Field(alias="accountId", max_length=64, min_length=1, title="Accountid")
+        str,
+        Field(
+            alias="accountId",
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Accountid",
+        ),
     ]
 
 
@@ -2318,6 +2930,7 @@ class UploadRequestCreate(CorridorModel):
             examples=["cus_01jd3x0p6x9e3k2v1m8q4r7s5t"],
             max_length=64,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Customerid",
         ),
     ] = None
@@ -2328,6 +2941,7 @@ class UploadRequestCreate(CorridorModel):
             examples=[None],
             max_length=64,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Transferid",
         ),
     ] = None
@@ -2339,6 +2953,7 @@ class UploadRequestCreate(CorridorModel):
             examples=["utility-bill.pdf"],
             max_length=255,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
             title="Filename",
         ),
     ]
@@ -2349,6 +2964,7 @@ class UploadRequestCreate(CorridorModel):
             examples=["application/pdf"],
             max_length=100,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Contenttype",
         ),
     ]
@@ -2572,7 +3188,12 @@ class AgentApproval(CorridorModel):
     decision: Annotated[ApprovalDecision, Field(examples=["APPROVE"])]
     reason: Annotated[
         str | None,
-        Field(examples=["Supplier invoice checked"], max_length=500, title="Reason"),
+        Field(
+            examples=["Supplier invoice checked"],
+            max_length=500,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Reason",
+        ),
     ] = None
 
 
@@ -2626,6 +3247,7 @@ class AllowlistEntry(CorridorModel):
             examples=["cp_01jd3x0p6x9e3k2v1m8q4r7s5t"],
             max_length=64,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Id",
         ),
     ]
@@ -2700,38 +3322,97 @@ class AssociatedEntityCreate(CorridorModel):
     roles: Annotated[list[EntityRole], Field(max_length=4, min_length=1, title="Roles")]
     ownership_percentage: Annotated[
         str | None,
-        Field(alias="ownershipPercentage", max_length=6, title="Ownershippercentage"),
+        Field(
+            alias="ownershipPercentage",
+            max_length=6,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Ownershippercentage",
+        ),
     ] = None
     """
     Ownership in percent, decimal string: '25.5'
     """
     first_name: Annotated[
         str | None,
-        Field(alias="firstName", max_length=100, min_length=1, title="Firstname"),
+        Field(
+            alias="firstName",
+            max_length=100,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Firstname",
+        ),
     ] = None
     last_name: Annotated[
         str | None,
-        Field(alias="lastName", max_length=100, min_length=1, title="Lastname"),
+        Field(
+            alias="lastName",
+            max_length=100,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Lastname",
+        ),
     ] = None
-    email: Annotated[str | None, Field(max_length=320, min_length=3, title="Email")] = None
-    phone: Annotated[str | None, Field(max_length=32, title="Phone")] = None
+    email: Annotated[
+        str | None,
+        Field(
+            max_length=320,
+            min_length=3,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Email",
+        ),
+    ] = None
+    phone: Annotated[
+        str | None,
+        Field(
+            max_length=32,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Phone",
+        ),
+    ] = None
     date_of_birth: Annotated[
-        str | None, Field(alias="dateOfBirth", max_length=10, title="Dateofbirth")
+        str | None,
+        Field(
+            alias="dateOfBirth",
+            max_length=10,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Dateofbirth",
+        ),
     ] = None
-    nationality: Annotated[str | None, Field(title="Nationality")] = None
-    title: Annotated[str | None, Field(max_length=100, min_length=1, title="Title")] = None
+    nationality: Annotated[
+        str | None,
+        Field(
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Nationality",
+        ),
+    ] = None
+    title: Annotated[
+        str | None,
+        Field(
+            max_length=100,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Title",
+        ),
+    ] = None
     tax_identification_number: Annotated[
         str | None,
         Field(
             alias="taxIdentificationNumber",
             max_length=64,
             min_length=4,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Taxidentificationnumber",
         ),
     ] = None
     legal_name: Annotated[
         str | None,
-        Field(alias="legalName", max_length=300, min_length=1, title="Legalname"),
+        Field(
+            alias="legalName",
+            max_length=300,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Legalname",
+        ),
     ] = None
     registration_number: Annotated[
         str | None,
@@ -2739,11 +3420,17 @@ class AssociatedEntityCreate(CorridorModel):
             alias="registrationNumber",
             max_length=100,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
             title="Registrationnumber",
         ),
     ] = None
     incorporation_country: Annotated[
-        str | None, Field(alias="incorporationCountry", title="Incorporationcountry")
+        str | None,
+        Field(
+            alias="incorporationCountry",
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Incorporationcountry",
+        ),
     ] = None
     address: AddressIn | None = None
     type: CustomerType
@@ -2802,38 +3489,97 @@ class AssociatedEntityUpdate(CorridorModel):
     )
     ownership_percentage: Annotated[
         str | None,
-        Field(alias="ownershipPercentage", max_length=6, title="Ownershippercentage"),
+        Field(
+            alias="ownershipPercentage",
+            max_length=6,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Ownershippercentage",
+        ),
     ] = None
     """
     Ownership in percent, decimal string: '25.5'
     """
     first_name: Annotated[
         str | None,
-        Field(alias="firstName", max_length=100, min_length=1, title="Firstname"),
+        Field(
+            alias="firstName",
+            max_length=100,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Firstname",
+        ),
     ] = None
     last_name: Annotated[
         str | None,
-        Field(alias="lastName", max_length=100, min_length=1, title="Lastname"),
+        Field(
+            alias="lastName",
+            max_length=100,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Lastname",
+        ),
     ] = None
-    email: Annotated[str | None, Field(max_length=320, min_length=3, title="Email")] = None
-    phone: Annotated[str | None, Field(max_length=32, title="Phone")] = None
+    email: Annotated[
+        str | None,
+        Field(
+            max_length=320,
+            min_length=3,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Email",
+        ),
+    ] = None
+    phone: Annotated[
+        str | None,
+        Field(
+            max_length=32,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Phone",
+        ),
+    ] = None
     date_of_birth: Annotated[
-        str | None, Field(alias="dateOfBirth", max_length=10, title="Dateofbirth")
+        str | None,
+        Field(
+            alias="dateOfBirth",
+            max_length=10,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Dateofbirth",
+        ),
     ] = None
-    nationality: Annotated[str | None, Field(title="Nationality")] = None
-    title: Annotated[str | None, Field(max_length=100, min_length=1, title="Title")] = None
+    nationality: Annotated[
+        str | None,
+        Field(
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Nationality",
+        ),
+    ] = None
+    title: Annotated[
+        str | None,
+        Field(
+            max_length=100,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Title",
+        ),
+    ] = None
     tax_identification_number: Annotated[
         str | None,
         Field(
             alias="taxIdentificationNumber",
             max_length=64,
             min_length=4,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Taxidentificationnumber",
         ),
     ] = None
     legal_name: Annotated[
         str | None,
-        Field(alias="legalName", max_length=300, min_length=1, title="Legalname"),
+        Field(
+            alias="legalName",
+            max_length=300,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Legalname",
+        ),
     ] = None
     registration_number: Annotated[
         str | None,
@@ -2841,11 +3587,17 @@ class AssociatedEntityUpdate(CorridorModel):
             alias="registrationNumber",
             max_length=100,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
             title="Registrationnumber",
         ),
     ] = None
     incorporation_country: Annotated[
-        str | None, Field(alias="incorporationCountry", title="Incorporationcountry")
+        str | None,
+        Field(
+            alias="incorporationCountry",
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Incorporationcountry",
+        ),
     ] = None
     address: AddressIn | None = None
 
@@ -2967,14 +3719,28 @@ class BusinessVerification(CorridorModel):
             alias="registrationNumber",
             max_length=100,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
             title="Registrationnumber",
         ),
     ] = None
     incorporation_country: Annotated[
-        str | None, Field(alias="incorporationCountry", title="Incorporationcountry")
+        str | None,
+        Field(
+            alias="incorporationCountry",
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Incorporationcountry",
+        ),
     ] = None
     business_type: Annotated[BusinessType | None, Field(alias="businessType")] = None
-    industry: Annotated[str | None, Field(max_length=100, min_length=1, title="Industry")] = None
+    industry: Annotated[
+        str | None,
+        Field(
+            max_length=100,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Industry",
+        ),
+    ] = None
     source_of_funds: Annotated[SourceOfFunds | None, Field(alias="sourceOfFunds")] = None
     expected_monthly_volume: Annotated[AmountIn | None, Field(alias="expectedMonthlyVolume")] = None
     address: AddressIn | None = None
@@ -3044,7 +3810,7 @@ class ConfigurationUpdate(CorridorModel):
         extra="forbid",
     )
     account_currencies: Annotated[
-        list[str] | None,
+        list[AccountCurrency] | None,
         Field(
             alias="accountCurrencies",
             examples=[["USD", "EUR", "USDC"]],
@@ -3064,7 +3830,12 @@ class ConfigurationUpdate(CorridorModel):
     ] = None
     reporting_currency: Annotated[
         str | None,
-        Field(alias="reportingCurrency", examples=["USD"], title="Reportingcurrency"),
+        Field(
+            alias="reportingCurrency",
+            examples=["USD"],
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Reportingcurrency",
+        ),
     ] = None
     requests_per_second_per_key: Annotated[
         int | None,
@@ -3199,7 +3970,13 @@ class DestinationIn(CorridorModel):
     )
     account_id: Annotated[
         str | None,
-        Field(alias="accountId", max_length=64, min_length=1, title="Accountid"),
+        Field(
+            alias="accountId",
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Accountid",
+        ),
     ] = None
     external_account_id: Annotated[
         str | None,
@@ -3208,30 +3985,67 @@ class DestinationIn(CorridorModel):
             examples=["ext_01jd3x0p6x9e3k2v1m8q4r7s5t"],
             max_length=64,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Externalaccountid",
         ),
     ] = None
     to_address: Annotated[
         str | None,
-        Field(alias="toAddress", max_length=128, min_length=1, title="Toaddress"),
+        Field(
+            alias="toAddress",
+            max_length=128,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Toaddress",
+        ),
     ] = None
-    currency: Annotated[str | None, Field(title="Currency")] = None
+    currency: Annotated[
+        str | None,
+        Field(
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Currency",
+        ),
+    ] = None
     payment_rail: Annotated[RailName | None, Field(alias="paymentRail")] = None
     wire_message: Annotated[
         str | None,
-        Field(alias="wireMessage", max_length=140, min_length=1, title="Wiremessage"),
+        Field(
+            alias="wireMessage",
+            max_length=140,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Wiremessage",
+        ),
     ] = None
     ach_reference: Annotated[
         str | None,
-        Field(alias="achReference", max_length=80, min_length=1, title="Achreference"),
+        Field(
+            alias="achReference",
+            max_length=80,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Achreference",
+        ),
     ] = None
     swift_reference: Annotated[
         str | None,
-        Field(alias="swiftReference", max_length=140, min_length=1, title="Swiftreference"),
+        Field(
+            alias="swiftReference",
+            max_length=140,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Swiftreference",
+        ),
     ] = None
     rtp_reference: Annotated[
         str | None,
-        Field(alias="rtpReference", max_length=140, min_length=1, title="Rtpreference"),
+        Field(
+            alias="rtpReference",
+            max_length=140,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Rtpreference",
+        ),
     ] = None
     payout_reference: Annotated[
         str | None,
@@ -3239,16 +4053,29 @@ class DestinationIn(CorridorModel):
             alias="payoutReference",
             max_length=140,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
             title="Payoutreference",
         ),
     ] = None
     sepa_reference: Annotated[
         str | None,
-        Field(alias="sepaReference", max_length=140, min_length=1, title="Separeference"),
+        Field(
+            alias="sepaReference",
+            max_length=140,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Separeference",
+        ),
     ] = None
     blockchain_memo: Annotated[
         str | None,
-        Field(alias="blockchainMemo", max_length=64, min_length=1, title="Blockchainmemo"),
+        Field(
+            alias="blockchainMemo",
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Blockchainmemo",
+        ),
     ] = None
     correspondent_bank_name: Annotated[
         str | None,
@@ -3256,6 +4083,7 @@ class DestinationIn(CorridorModel):
             alias="correspondentBankName",
             max_length=140,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
             title="Correspondentbankname",
         ),
     ] = None
@@ -3265,6 +4093,7 @@ class DestinationIn(CorridorModel):
             alias="correspondentBankSwiftCode",
             max_length=11,
             min_length=8,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Correspondentbankswiftcode",
         ),
     ] = None
@@ -3274,6 +4103,7 @@ class DestinationIn(CorridorModel):
             alias="correspondentAccountNumber",
             max_length=34,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Correspondentaccountnumber",
         ),
     ] = None
@@ -3427,22 +4257,51 @@ class FixedRouteCreate(CorridorModel):
     )
     counterparty_id: Annotated[
         str | None,
-        Field(alias="counterpartyId", max_length=64, min_length=1, title="Counterpartyid"),
+        Field(
+            alias="counterpartyId",
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Counterpartyid",
+        ),
     ] = None
     developer_fee: Annotated[DeveloperFeeIn | None, Field(alias="developerFee")] = None
     client_reference_id: Annotated[
         str | None,
-        Field(alias="clientReferenceId", max_length=256, title="Clientreferenceid"),
+        Field(
+            alias="clientReferenceId",
+            max_length=256,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Clientreferenceid",
+        ),
     ] = None
-    remarks: Annotated[str | None, Field(max_length=1000, title="Remarks")] = None
+    remarks: Annotated[
+        str | None,
+        Field(
+            max_length=1000,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Remarks",
+        ),
+    ] = None
     internal_remarks: Annotated[
         str | None,
-        Field(alias="internalRemarks", max_length=1000, title="Internalremarks"),
+        Field(
+            alias="internalRemarks",
+            max_length=1000,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Internalremarks",
+        ),
     ] = None
     payment_reason: Annotated[PaymentReason | None, Field(alias="paymentReason")] = None
     customer_id: Annotated[
         str | None,
-        Field(alias="customerId", max_length=64, min_length=1, title="Customerid"),
+        Field(
+            alias="customerId",
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Customerid",
+        ),
     ] = None
     source: RouteSourceIn
     destination: DestinationIn
@@ -3486,17 +4345,40 @@ class FixedRouteUpdate(CorridorModel):
     )
     counterparty_id: Annotated[
         str | None,
-        Field(alias="counterpartyId", max_length=64, min_length=1, title="Counterpartyid"),
+        Field(
+            alias="counterpartyId",
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Counterpartyid",
+        ),
     ] = None
     developer_fee: Annotated[DeveloperFeeIn | None, Field(alias="developerFee")] = None
     client_reference_id: Annotated[
         str | None,
-        Field(alias="clientReferenceId", max_length=256, title="Clientreferenceid"),
+        Field(
+            alias="clientReferenceId",
+            max_length=256,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Clientreferenceid",
+        ),
     ] = None
-    remarks: Annotated[str | None, Field(max_length=1000, title="Remarks")] = None
+    remarks: Annotated[
+        str | None,
+        Field(
+            max_length=1000,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Remarks",
+        ),
+    ] = None
     internal_remarks: Annotated[
         str | None,
-        Field(alias="internalRemarks", max_length=1000, title="Internalremarks"),
+        Field(
+            alias="internalRemarks",
+            max_length=1000,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Internalremarks",
+        ),
     ] = None
     payment_reason: Annotated[PaymentReason | None, Field(alias="paymentReason")] = None
     status: FixedRouteStatus | None = None
@@ -3508,6 +4390,7 @@ class FixedRouteUpdate(CorridorModel):
             alias="virtualAccountId",
             max_length=64,
             min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Virtualaccountid",
         ),
     ] = None
@@ -3524,22 +4407,51 @@ class FixedRouteValidate(CorridorModel):
     )
     counterparty_id: Annotated[
         str | None,
-        Field(alias="counterpartyId", max_length=64, min_length=1, title="Counterpartyid"),
+        Field(
+            alias="counterpartyId",
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Counterpartyid",
+        ),
     ] = None
     developer_fee: Annotated[DeveloperFeeIn | None, Field(alias="developerFee")] = None
     client_reference_id: Annotated[
         str | None,
-        Field(alias="clientReferenceId", max_length=256, title="Clientreferenceid"),
+        Field(
+            alias="clientReferenceId",
+            max_length=256,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Clientreferenceid",
+        ),
     ] = None
-    remarks: Annotated[str | None, Field(max_length=1000, title="Remarks")] = None
+    remarks: Annotated[
+        str | None,
+        Field(
+            max_length=1000,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Remarks",
+        ),
+    ] = None
     internal_remarks: Annotated[
         str | None,
-        Field(alias="internalRemarks", max_length=1000, title="Internalremarks"),
+        Field(
+            alias="internalRemarks",
+            max_length=1000,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Internalremarks",
+        ),
     ] = None
     payment_reason: Annotated[PaymentReason | None, Field(alias="paymentReason")] = None
     customer_id: Annotated[
         str | None,
-        Field(alias="customerId", max_length=64, min_length=1, title="Customerid"),
+        Field(
+            alias="customerId",
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Customerid",
+        ),
     ] = None
     source: RouteSourceIn
     destination: DestinationIn
@@ -3561,10 +4473,31 @@ class IdDocumentIn(CorridorModel):
         extra="forbid",
     )
     type: IdDocumentType
-    number: Annotated[str, Field(max_length=64, min_length=4, title="Number")]
-    issuing_country: Annotated[str, Field(alias="issuingCountry", title="Issuingcountry")]
+    number: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=4,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Number",
+        ),
+    ]
+    issuing_country: Annotated[
+        str,
+        Field(
+            alias="issuingCountry",
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Issuingcountry",
+        ),
+    ]
     expires_on: Annotated[
-        str | None, Field(alias="expiresOn", max_length=10, title="Expireson")
+        str | None,
+        Field(
+            alias="expiresOn",
+            max_length=10,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Expireson",
+        ),
     ] = None
 
 
@@ -3577,7 +4510,13 @@ class IndividualVerification(CorridorModel):
         extra="forbid",
     )
     date_of_birth: Annotated[
-        str | None, Field(alias="dateOfBirth", max_length=10, title="Dateofbirth")
+        str | None,
+        Field(
+            alias="dateOfBirth",
+            max_length=10,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Dateofbirth",
+        ),
     ] = None
     address: AddressIn | None = None
     tax_identification_number: Annotated[
@@ -3586,10 +4525,17 @@ class IndividualVerification(CorridorModel):
             alias="taxIdentificationNumber",
             max_length=64,
             min_length=4,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Taxidentificationnumber",
         ),
     ] = None
-    nationality: Annotated[str | None, Field(title="Nationality")] = None
+    nationality: Annotated[
+        str | None,
+        Field(
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Nationality",
+        ),
+    ] = None
     id_document: Annotated[IdDocumentIn | None, Field(alias="idDocument")] = None
 
 
@@ -3604,24 +4550,59 @@ class IntentQuoteCreate(CorridorModel):
     )
     counterparty_id: Annotated[
         str | None,
-        Field(alias="counterpartyId", max_length=64, min_length=1, title="Counterpartyid"),
+        Field(
+            alias="counterpartyId",
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Counterpartyid",
+        ),
     ] = None
     developer_fee: Annotated[DeveloperFeeIn | None, Field(alias="developerFee")] = None
     client_reference_id: Annotated[
         str | None,
-        Field(alias="clientReferenceId", max_length=256, title="Clientreferenceid"),
+        Field(
+            alias="clientReferenceId",
+            max_length=256,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Clientreferenceid",
+        ),
     ] = None
-    remarks: Annotated[str | None, Field(max_length=1000, title="Remarks")] = None
+    remarks: Annotated[
+        str | None,
+        Field(
+            max_length=1000,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Remarks",
+        ),
+    ] = None
     internal_remarks: Annotated[
         str | None,
-        Field(alias="internalRemarks", max_length=1000, title="Internalremarks"),
+        Field(
+            alias="internalRemarks",
+            max_length=1000,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Internalremarks",
+        ),
     ] = None
     payment_reason: Annotated[PaymentReason | None, Field(alias="paymentReason")] = None
     quote_id: Annotated[
-        str | None, Field(alias="quoteId", max_length=64, min_length=1, title="Quoteid")
+        str | None,
+        Field(
+            alias="quoteId",
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Quoteid",
+        ),
     ] = None
     developer_fee_fixed: Annotated[
-        str | None, Field(alias="developerFeeFixed", title="Developerfeefixed")
+        str | None,
+        Field(
+            alias="developerFeeFixed",
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Developerfeefixed",
+        ),
     ] = None
     developer_fee_percent: Annotated[
         float | int | None,
@@ -3633,7 +4614,13 @@ class IntentQuoteCreate(CorridorModel):
     ] = None
     customer_id: Annotated[
         str | None,
-        Field(alias="customerId", max_length=64, min_length=1, title="Customerid"),
+        Field(
+            alias="customerId",
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Customerid",
+        ),
     ] = None
     source: SourceIn
     destination: DestinationIn
@@ -3788,8 +4775,23 @@ class PinnedContextIn(CorridorModel):
         extra="forbid",
     )
     type: PinnedType | None = PinnedType.customer
-    id: Annotated[str, Field(max_length=64, min_length=1, title="Id")]
-    label: Annotated[str | None, Field(max_length=200, title="Label")] = None
+    id: Annotated[
+        str,
+        Field(
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Id",
+        ),
+    ]
+    label: Annotated[
+        str | None,
+        Field(
+            max_length=200,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Label",
+        ),
+    ] = None
 
 
 class QuoteRead(CorridorModel):
@@ -3832,7 +4834,14 @@ class QuoteSide(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    currency: Annotated[str, Field(examples=["USD"], title="Currency")]
+    currency: Annotated[
+        str,
+        Field(
+            examples=["USD"],
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Currency",
+        ),
+    ]
     payment_rail: Annotated[RailName | None, Field(alias="paymentRail")] = None
 
 
@@ -3861,7 +4870,13 @@ class ThreadCreate(CorridorModel):
     )
     title: Annotated[
         str | None,
-        Field(examples=["Payouts this week"], max_length=200, min_length=1, title="Title"),
+        Field(
+            examples=["Payouts this week"],
+            max_length=200,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Title",
+        ),
     ] = None
     visibility: Visibility | None = Visibility.private
     pinned_context: Annotated[PinnedContextIn | None, Field(alias="pinnedContext")] = None
@@ -3875,7 +4890,15 @@ class ThreadUpdate(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    title: Annotated[str | None, Field(max_length=200, min_length=1, title="Title")] = None
+    title: Annotated[
+        str | None,
+        Field(
+            max_length=200,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Title",
+        ),
+    ] = None
     visibility: Visibility | None = None
     pinned_context: Annotated[PinnedContextIn | None, Field(alias="pinnedContext")] = None
 
@@ -3886,24 +4909,59 @@ class TransferCreate(CorridorModel):
     )
     counterparty_id: Annotated[
         str | None,
-        Field(alias="counterpartyId", max_length=64, min_length=1, title="Counterpartyid"),
+        Field(
+            alias="counterpartyId",
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Counterpartyid",
+        ),
     ] = None
     developer_fee: Annotated[DeveloperFeeIn | None, Field(alias="developerFee")] = None
     client_reference_id: Annotated[
         str | None,
-        Field(alias="clientReferenceId", max_length=256, title="Clientreferenceid"),
+        Field(
+            alias="clientReferenceId",
+            max_length=256,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Clientreferenceid",
+        ),
     ] = None
-    remarks: Annotated[str | None, Field(max_length=1000, title="Remarks")] = None
+    remarks: Annotated[
+        str | None,
+        Field(
+            max_length=1000,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Remarks",
+        ),
+    ] = None
     internal_remarks: Annotated[
         str | None,
-        Field(alias="internalRemarks", max_length=1000, title="Internalremarks"),
+        Field(
+            alias="internalRemarks",
+            max_length=1000,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Internalremarks",
+        ),
     ] = None
     payment_reason: Annotated[PaymentReason | None, Field(alias="paymentReason")] = None
     quote_id: Annotated[
-        str | None, Field(alias="quoteId", max_length=64, min_length=1, title="Quoteid")
+        str | None,
+        Field(
+            alias="quoteId",
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Quoteid",
+        ),
     ] = None
     developer_fee_fixed: Annotated[
-        str | None, Field(alias="developerFeeFixed", title="Developerfeefixed")
+        str | None,
+        Field(
+            alias="developerFeeFixed",
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Developerfeefixed",
+        ),
     ] = None
     developer_fee_percent: Annotated[
         float | int | None,
@@ -3915,7 +4973,13 @@ class TransferCreate(CorridorModel):
     ] = None
     customer_id: Annotated[
         str | None,
-        Field(alias="customerId", max_length=64, min_length=1, title="Customerid"),
+        Field(
+            alias="customerId",
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Customerid",
+        ),
     ] = None
     source: SourceIn
     destination: DestinationIn
@@ -3934,24 +4998,59 @@ class TransferUpdate(CorridorModel):
     )
     counterparty_id: Annotated[
         str | None,
-        Field(alias="counterpartyId", max_length=64, min_length=1, title="Counterpartyid"),
+        Field(
+            alias="counterpartyId",
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Counterpartyid",
+        ),
     ] = None
     developer_fee: Annotated[DeveloperFeeIn | None, Field(alias="developerFee")] = None
     client_reference_id: Annotated[
         str | None,
-        Field(alias="clientReferenceId", max_length=256, title="Clientreferenceid"),
+        Field(
+            alias="clientReferenceId",
+            max_length=256,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Clientreferenceid",
+        ),
     ] = None
-    remarks: Annotated[str | None, Field(max_length=1000, title="Remarks")] = None
+    remarks: Annotated[
+        str | None,
+        Field(
+            max_length=1000,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Remarks",
+        ),
+    ] = None
     internal_remarks: Annotated[
         str | None,
-        Field(alias="internalRemarks", max_length=1000, title="Internalremarks"),
+        Field(
+            alias="internalRemarks",
+            max_length=1000,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Internalremarks",
+        ),
     ] = None
     payment_reason: Annotated[PaymentReason | None, Field(alias="paymentReason")] = None
     quote_id: Annotated[
-        str | None, Field(alias="quoteId", max_length=64, min_length=1, title="Quoteid")
+        str | None,
+        Field(
+            alias="quoteId",
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Quoteid",
+        ),
     ] = None
     developer_fee_fixed: Annotated[
-        str | None, Field(alias="developerFeeFixed", title="Developerfeefixed")
+        str | None,
+        Field(
+            alias="developerFeeFixed",
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Developerfeefixed",
+        ),
     ] = None
     developer_fee_percent: Annotated[
         float | int | None,
@@ -3976,6 +5075,7 @@ class AgentCreate(CorridorModel):
             alias="customerId",
             examples=["cus_01jd3x0p6x9e3k2v1m8q4r7s5t"],
             max_length=64,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Customerid",
         ),
     ]
@@ -3985,17 +5085,26 @@ class AgentCreate(CorridorModel):
             alias="sourceAccountId",
             examples=["acc_01jd3x0p6x9e3k2v1m8q4r7s5t"],
             max_length=64,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Sourceaccountid",
         ),
     ]
     name: Annotated[
-        str, Field(examples=["Invoice bot"], max_length=200, min_length=1, title="Name")
+        str,
+        Field(
+            examples=["Invoice bot"],
+            max_length=200,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Name",
+        ),
     ]
     description: Annotated[
         str | None,
         Field(
             examples=["Pays approved supplier invoices"],
             max_length=1000,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Description",
         ),
     ] = None
@@ -4024,13 +5133,20 @@ class AgentUpdate(CorridorModel):
     )
     name: Annotated[
         str | None,
-        Field(examples=["Invoice bot"], max_length=200, min_length=1, title="Name"),
+        Field(
+            examples=["Invoice bot"],
+            max_length=200,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Name",
+        ),
     ] = None
     description: Annotated[
         str | None,
         Field(
             examples=["Pays approved supplier invoices"],
             max_length=1000,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Description",
         ),
     ] = None
@@ -4040,16 +5156,35 @@ class AgentUpdate(CorridorModel):
         Field(alias="destinationAllowlist", max_length=100, title="Destinationallowlist"),
     ] = None
     over_limit_action: Annotated[OverLimitAction | None, Field(alias="overLimitAction")] = None
-    status: Annotated[str | None, Field(examples=["paused"], max_length=20, title="Status")] = None
+    status: Annotated[
+        str | None,
+        Field(
+            examples=["paused"],
+            max_length=20,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Status",
+        ),
+    ] = None
     """
     active or paused
     """
     customer_id: Annotated[
-        str | None, Field(alias="customerId", max_length=64, title="Customerid")
+        str | None,
+        Field(
+            alias="customerId",
+            max_length=64,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Customerid",
+        ),
     ] = None
     source_account_id: Annotated[
         str | None,
-        Field(alias="sourceAccountId", max_length=64, title="Sourceaccountid"),
+        Field(
+            alias="sourceAccountId",
+            max_length=64,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Sourceaccountid",
+        ),
     ] = None
 
 
@@ -4088,7 +5223,13 @@ class QuoteCreate(CorridorModel):
     )
     customer_id: Annotated[
         str | None,
-        Field(alias="customerId", max_length=64, min_length=1, title="Customerid"),
+        Field(
+            alias="customerId",
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Customerid",
+        ),
     ] = None
     source: QuoteSide
     destination: QuoteSide

@@ -85,7 +85,7 @@ async def _http_submit(postgres: str, seconds: int) -> None:
         await drop()
 
 
-async def main(operations: int, concurrency: int, seconds: int) -> None:
+async def _sqlite_writes(operations: int, concurrency: int) -> None:
     with tempfile.TemporaryDirectory() as directory:
         sqlite_url = f"sqlite+aiosqlite:///{Path(directory) / 'bench.db'}"
         await upgrade_to_head_async(sqlite_url)
@@ -97,6 +97,23 @@ async def main(operations: int, concurrency: int, seconds: int) -> None:
             sqlite_url, operations=transfer_operations(operations), concurrency=concurrency
         )
         report(f"Transfers on SQLite ({concurrency} concurrent)", [api], baseline=baseline)
+
+
+async def main(operations: int, concurrency: int, seconds: int, only: str) -> None:
+    postgres = os.environ.get("CORRIDOR_BENCH_DATABASE_URL") or os.environ.get(
+        "CORRIDOR_TEST_DATABASE_URL"
+    )
+    if only == "http-submit":
+        if postgres:
+            await _http_submit(postgres, seconds)
+        else:
+            console.print("PostgreSQL skipped: set CORRIDOR_BENCH_DATABASE_URL to include it.")
+        return
+    if only == "sqlite":
+        await _sqlite_writes(operations, concurrency)
+        return
+    await _sqlite_writes(operations, concurrency)
+    with tempfile.TemporaryDirectory() as directory:
         webhooks_url = f"sqlite+aiosqlite:///{Path(directory) / 'webhooks.db'}"
         await _webhook_delivery(webhooks_url, operations, "SQLite")
         mcp_url = f"sqlite+aiosqlite:///{Path(directory) / 'mcp.db'}"
@@ -109,9 +126,6 @@ async def main(operations: int, concurrency: int, seconds: int) -> None:
             [tool],
             baseline=rest,
         )
-    postgres = os.environ.get("CORRIDOR_BENCH_DATABASE_URL") or os.environ.get(
-        "CORRIDOR_TEST_DATABASE_URL"
-    )
     if postgres:
         await _http_submit(postgres, seconds)
         url, drop = await _postgres_database(postgres)
@@ -152,5 +166,14 @@ if __name__ == "__main__":
         default=10,
         help="seconds of each HTTP load run (wrk, pgbench; default 10)",
     )
+    parser.add_argument(
+        "--only",
+        choices=("all", "http-submit", "sqlite"),
+        default="all",
+        help="run one part: create+submit over HTTP on PostgreSQL, or the SQLite ledger and "
+        "transfer writers (default: all)",
+    )
     arguments = parser.parse_args()
-    asyncio.run(main(arguments.operations, arguments.concurrency, arguments.seconds))
+    asyncio.run(
+        main(arguments.operations, arguments.concurrency, arguments.seconds, arguments.only)
+    )

@@ -138,7 +138,7 @@ async def mcp_only(operations: int, concurrency: int) -> None:
             await drop()
 
 
-async def main(operations: int, concurrency: int, seconds: int) -> None:
+async def _sqlite_writes(operations: int, concurrency: int) -> None:
     with tempfile.TemporaryDirectory() as directory:
         sqlite_url = f"sqlite+aiosqlite:///{Path(directory) / 'bench.db'}"
         await upgrade_to_head_async(sqlite_url)
@@ -150,6 +150,24 @@ async def main(operations: int, concurrency: int, seconds: int) -> None:
             sqlite_url, operations=transfer_operations(operations), concurrency=concurrency
         )
         report(f"Transfers on SQLite ({concurrency} concurrent)", [api], baseline=baseline)
+
+
+async def main(operations: int, concurrency: int, seconds: int, only: str) -> None:
+    postgres = _postgres_url()
+    if only == "mcp":
+        await mcp_only(operations, concurrency)
+        return
+    if only == "http-submit":
+        if postgres:
+            await _http_submit(postgres, seconds)
+        else:
+            console.print("PostgreSQL skipped: set CORRIDOR_BENCH_DATABASE_URL to include it.")
+        return
+    if only == "sqlite":
+        await _sqlite_writes(operations, concurrency)
+        return
+    await _sqlite_writes(operations, concurrency)
+    with tempfile.TemporaryDirectory() as directory:
         webhooks_url = f"sqlite+aiosqlite:///{Path(directory) / 'webhooks.db'}"
         await _webhook_delivery(webhooks_url, operations, "SQLite")
         mcp_url = f"sqlite+aiosqlite:///{Path(directory) / 'mcp.db'}"
@@ -157,7 +175,6 @@ async def main(operations: int, concurrency: int, seconds: int) -> None:
         await _console_page(
             f"sqlite+aiosqlite:///{Path(directory) / 'console.db'}", operations, "SQLite"
         )
-    postgres = _postgres_url()
     if postgres:
         await _http_submit(postgres, seconds)
         url, drop = await _postgres_database(postgres)
@@ -209,10 +226,13 @@ if __name__ == "__main__":
         help="seconds of each HTTP load run (wrk, pgbench; default 10)",
     )
     parser.add_argument(
-        "--only", choices=["mcp"], help="run one benchmark alone (mcp: MCP tool call vs REST)"
+        "--only",
+        choices=("all", "http-submit", "sqlite", "mcp"),
+        default="all",
+        help="run one part: create+submit over HTTP on PostgreSQL, the SQLite ledger and "
+        "transfer writers, or the MCP tool call against REST (default: all)",
     )
     arguments = parser.parse_args()
-    if arguments.only == "mcp":
-        asyncio.run(mcp_only(arguments.operations, arguments.concurrency))
-    else:
-        asyncio.run(main(arguments.operations, arguments.concurrency, arguments.seconds))
+    asyncio.run(
+        main(arguments.operations, arguments.concurrency, arguments.seconds, arguments.only)
+    )

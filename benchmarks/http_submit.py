@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import httpx
@@ -32,7 +32,7 @@ from benchmarks.harness import Result
 CONNECTIONS = 16
 AMOUNT_MINOR = 100
 FUNDING_MINOR = 10_000_000_000  # plenty for every transfer a run makes
-SERVER_START_S = 30
+SERVER_START_S = 120  # a loaded machine takes its time importing the app
 
 US_ACCOUNT = {
     "currency": "USD",
@@ -76,12 +76,33 @@ class Server:
     base_url: str
     log: Path
 
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) of the server and every process under it so far."""
+        return _tree_cpu_seconds(self.process.pid)
+
     def stop(self) -> None:
         self.process.terminate()
         try:
             self.process.wait(timeout=15)
         except subprocess.TimeoutExpired:
             self.process.kill()
+
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _tree_cpu_seconds(pid: int) -> float:
+    """utime + stime of `pid` and its descendants, from /proc (0 where there is none)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = stat[stat.rindex(")") + 2 :].split()
+    total = (int(fields[11]) + int(fields[12])) / _TICKS
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        for child in task.read_text().split():
+            total += _tree_cpu_seconds(int(child))
+    return total
 
 
 def start_server(database_url: str, directory: Path, *, extra: list[str] | None = None) -> Server:
@@ -208,6 +229,7 @@ def run_wrk(
     seconds: int,
     interval_ms: float = 0,
     directory: Path,
+    server: Server | None = None,
 ) -> Result:
     script = directory / "submit.lua"
     script.write_text(
@@ -217,6 +239,7 @@ def run_wrk(
         .replace("{SECRET}", secret)
         .replace("{INTERVAL}", str(int(interval_ms)))
     )
+    cpu_before = server.cpu_seconds() if server is not None else 0.0
     done = subprocess.run(
         [
             "wrk",
@@ -233,7 +256,12 @@ def run_wrk(
         timeout=seconds + 60,
         check=True,
     )
-    return parse_wrk(name, done.stdout)
+    result = parse_wrk(name, done.stdout)
+    if server is None or not result.operations:
+        return result
+    # What one request costs the server, whatever else runs on the machine at the time.
+    cpu_ms = (server.cpu_seconds() - cpu_before) * 1000 / result.operations
+    return replace(result, name=f"{result.name}, server CPU {cpu_ms:.2f} ms/request")
 
 
 _UNITS_MS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}
@@ -348,14 +376,14 @@ def run_floor(database_url: str, *, accounts: int, seconds: int, directory: Path
 
 
 def half_peak(
-    base_url: str, secret: str, bodies: list[dict], peak: float, seconds: int, directory: Path
+    server: Server, secret: str, bodies: list[dict], peak: float, seconds: int, directory: Path
 ) -> Result:
     """wrk offers load at half the peak rate: each connection waits between requests
     (wrk's `delay`), calibrated by a short run, since a request's own time adds to it."""
     target = peak / 2
     cycle_ms = CONNECTIONS * 1000 / target
     probe = run_wrk(
-        base_url,
+        server.base_url,
         secret,
         bodies,
         name="calibration",
@@ -365,13 +393,14 @@ def half_peak(
     )
     request_ms = max(0.0, CONNECTIONS * 1000 / max(probe.throughput, 0.1) - cycle_ms)
     return run_wrk(
-        base_url,
+        server.base_url,
         secret,
         bodies,
         name=f"API at half peak ({target:,.0f}/s offered)",
         seconds=seconds,
         interval_ms=max(0.0, cycle_ms - request_ms),
         directory=directory,
+        server=server,
     )
 
 
@@ -396,13 +425,12 @@ async def run(database_url: str, *, seconds: int) -> list[tuple[str, Result, lis
                     name=f"API create+submit, {label}",
                     seconds=seconds,
                     directory=directory,
+                    server=server,
                 )
                 results = [api]
                 if accounts > 1 and api.throughput > 0:
                     results.append(
-                        half_peak(
-                            server.base_url, secret, bodies, api.throughput, seconds, directory
-                        )
+                        half_peak(server, secret, bodies, api.throughput, seconds, directory)
                     )
                 tables.append((label, floor, results))
         finally:

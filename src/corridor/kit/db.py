@@ -2,7 +2,8 @@
 default) and PostgreSQL alike.
 
 On SQLite, writes are serialised: a writing session opens its transaction with
-BEGIN IMMEDIATE, so two writers never interleave read-check-write on a balance. Reading
+BEGIN IMMEDIATE, so two writers never interleave read-check-write on a balance, and the
+writing engine has one connection, so a process's writers wait in line for it. Reading
 sessions use a second engine with plain BEGIN so they never wait for the write lock.
 On PostgreSQL both are one engine, and rows that must not race are locked with
 SELECT … FOR UPDATE (`for_update`, `lock_rows`). The declarative base and the column
@@ -63,9 +64,17 @@ def make_engine(
     # hide_parameters: a database error's message (logged, or printed by the CLI) never
     # carries the statement's values, among them hashes of secrets and personal data.
     if url.startswith("sqlite"):
-        # SQLite serialises writers itself (a writer waits up to busy_timeout for the lock).
+        # SQLite lets one writer in at a time. The writing engine keeps a single connection,
+        # so a process's writers queue for it in order (the pool's wait is an asyncio queue)
+        # instead of each taking BEGIN IMMEDIATE's busy handler, which sleeps and retries
+        # with growing pauses and let the unlucky wait a second behind later arrivals.
+        # Another process (a `corridor worker`) still meets busy_timeout.
         engine = create_async_engine(
-            url, pool_size=5, max_overflow=10, pool_timeout=60, hide_parameters=True
+            url,
+            pool_size=1 if immediate_transactions else 5,
+            max_overflow=0 if immediate_transactions else 10,
+            pool_timeout=60,
+            hide_parameters=True,
         )
         _configure_sqlite(engine, immediate=immediate_transactions)
         return engine

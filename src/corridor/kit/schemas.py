@@ -274,14 +274,23 @@ class Sparse(ResponseModel):
     """A response model that leaves out its `optional` fields while they are None."""
 
     optional: ClassVar[frozenset[str]] = frozenset()
+    # The optional fields' Python and wire names, worked out once per class (an alias
+    # generator run on every answer showed up among a create+submit's top costs).
+    _optional_keys: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls._optional_keys = tuple(
+            dict.fromkeys(key for name in sorted(cls.optional) for key in (name, to_camel(name)))
+        )
 
     @model_serializer(mode="wrap")
     def _leave_out_absent(self, handler):
         data = handler(self)
-        for name in self.optional:
-            for key in (name, to_camel(name)):
-                if key in data and data[key] is None:
-                    del data[key]
+        for key in self._optional_keys:
+            if key in data and data[key] is None:
+                del data[key]
         return data
 
 

@@ -122,9 +122,7 @@ async def submit(
         session, caller, transfer, legs, plugins, now
     )
     kind = _source_kind(transfer)
-    if kind == SourceKind.BALANCE:
-        await postings.place_hold(session, transfer=transfer, now=now)
-    elif kind == SourceKind.DEPOSIT:
+    if kind == SourceKind.DEPOSIT:
         await instructions.prepare_instructions(
             session, transfer=transfer, customer=customer, now=now
         )
@@ -145,6 +143,15 @@ async def submit(
     for guard in plugins.submit_guards:
         await guard.submitted(session, transfer=transfer, now=now)
     _schedule_next_step(transfer, now=now)
+    if kind == SourceKind.BALANCE:
+        # The hold comes last: everything else is written first, so the source account's
+        # row lock is held from this UPDATE to the commit only. Concurrent submits from
+        # one account (a platform's treasury) queue on that lock, and each one's share
+        # of the queue is what it does while holding it. Refused, it raises and the
+        # whole unit of work rolls back, the status and events written above with it.
+        postings.mark_hold(transfer)
+        await session.flush()
+        await postings.place_hold(session, transfer=transfer, now=now)
     return TransferWithLegs(transfer, legs)
 
 

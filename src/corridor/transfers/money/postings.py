@@ -94,18 +94,25 @@ async def post(
 # --- Holds --------------------------------------------------------------------------------
 
 
-async def place_hold(session: AsyncSession, *, transfer: Transfer, now: datetime) -> None:
-    """Reserve the source amount on the source balance (InsufficientFunds when short)."""
+def mark_hold(transfer: Transfer) -> None:
+    """Record on the transfer the hold `place_hold` is about to place (so the transfer's
+    row can be written before the hold takes the account's lock)."""
     assert transfer.source_account_id is not None and transfer.hold_amount is None
+    transfer.hold_account_id = transfer.source_account_id
+    transfer.hold_amount = transfer.source_amount
+
+
+async def place_hold(session: AsyncSession, *, transfer: Transfer, now: datetime) -> None:
+    """Reserve the source amount on the source balance (InsufficientFunds when short), as
+    `mark_hold` recorded it on the transfer; the caller rolls back when it is refused."""
+    assert transfer.hold_account_id is not None and transfer.hold_amount is not None
     await ledger.place_hold(
         session,
         organization_id=transfer.organization_id,
-        account_id=transfer.source_account_id,
-        amount=transfer.source_amount,
+        account_id=transfer.hold_account_id,
+        amount=transfer.hold_amount,
         now=now,
     )
-    transfer.hold_account_id = transfer.source_account_id
-    transfer.hold_amount = transfer.source_amount
 
 
 async def release_hold(session: AsyncSession, *, transfer: Transfer, now: datetime) -> None:

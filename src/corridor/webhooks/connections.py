@@ -199,7 +199,9 @@ async def _read_answer(reader: asyncio.StreamReader, excerpt_bytes_max: int) -> 
     transfer_encoding = headers.get("transfer-encoding")
     if transfer_encoding is not None:
         if transfer_encoding.rsplit(",", 1)[-1].strip().lower() != "chunked":
-            return Answer(status, retry_after, await _read_to_close(reader, excerpt_bytes_max)), False
+            return Answer(
+                status, retry_after, await _read_to_close(reader, excerpt_bytes_max)
+            ), False
         excerpt, complete = await _read_chunked(reader, excerpt_bytes_max)
         return Answer(status, retry_after, excerpt), keep_alive and complete
     length = headers.get("content-length")

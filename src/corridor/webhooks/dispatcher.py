@@ -140,8 +140,10 @@ class _Pump:
         more_due = False
         while True:
             free = self._slots - self._unrecorded
-            if time.monotonic() < deadline and free >= self._batch_min() and (
-                more_due or await _work_waiting(self._database, self._clock.now())
+            if (
+                time.monotonic() < deadline
+                and free >= self._batch_min()
+                and (more_due or await _work_waiting(self._database, self._clock.now()))
             ):
                 async with self._claims.transaction() as session:
                     claimed = await _fan_out_and_claim(
@@ -307,7 +309,9 @@ async def claim(
             previous = [
                 signing.PreviousSecret.from_document(item) for item in endpoint.previous_secrets
             ]
-            signing_secrets[endpoint.id] = signing.secrets_in_use(endpoint.secret, previous, now=now)
+            signing_secrets[endpoint.id] = signing.secrets_in_use(
+                endpoint.secret, previous, now=now
+            )
         request = AttemptRequest(
             message_id=event.id,
             url=endpoint.url,

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     Select,
+    Table,
     and_,
     bindparam,
     delete,
@@ -35,6 +36,9 @@ from corridor.models.organization import Organization
 from corridor.models.webhook import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from corridor.webhooks.rules import DeliveryStatus
 
+# The tables themselves, for batch statements that carry one row of parameters per item.
+_ATTEMPTS = cast("Table", WebhookAttempt.__table__)
+_DELIVERIES = cast("Table", WebhookDelivery.__table__)
 _ACTIVE = (DeliveryStatus.PENDING.value, DeliveryStatus.SENDING.value)
 _REPLAYABLE = (DeliveryStatus.FAIL.value, DeliveryStatus.CANCELED.value)
 
@@ -143,7 +147,7 @@ async def lock_deliveries(session: AsyncSession, ids: Sequence[str]) -> dict[str
 async def insert_attempts(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> None:
     """New attempts in one statement (rows of WebhookAttempt's columns)."""
     if rows:
-        await session.execute(insert(WebhookAttempt.__table__), list(rows))
+        await session.execute(insert(_ATTEMPTS), list(rows))
 
 
 async def start_attempts(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> None:
@@ -151,7 +155,7 @@ async def start_attempts(session: AsyncSession, rows: Sequence[dict[str, Any]]) 
     (rows of delivery_id, attempt_id, attempt_number, lease_until, now)."""
     if not rows:
         return
-    table = WebhookDelivery.__table__
+    table = _DELIVERIES
     statement = (
         update(table)
         .where(table.c.id == bindparam("delivery_id"))
@@ -172,7 +176,7 @@ async def finish_attempts(session: AsyncSession, rows: Sequence[dict[str, Any]])
     response_body, error, duration_ms, finished_at)."""
     if not rows:
         return
-    table = WebhookAttempt.__table__
+    table = _ATTEMPTS
     statement = (
         update(table)
         .where(table.c.id == bindparam("attempt_id"))
@@ -196,7 +200,7 @@ async def settle_succeeded(
     delivery_id, attempt_id."""
     if not rows:
         return
-    table = WebhookDelivery.__table__
+    table = _DELIVERIES
     statement = (
         update(table)
         .where(
@@ -204,7 +208,10 @@ async def settle_succeeded(
             table.c.current_attempt_id == bindparam("attempt_id"),
         )
         .values(
-            status=DeliveryStatus.SUCCESS.value, due_at=None, current_attempt_id=None, updated_at=now
+            status=DeliveryStatus.SUCCESS.value,
+            due_at=None,
+            current_attempt_id=None,
+            updated_at=now,
         )
     )
     await session.execute(statement, list(rows))

@@ -56,6 +56,7 @@ async def _webhook_delivery(url: str, operations: int, backend: str) -> None:
         results,
         baseline=baseline,
     )
+    console.print(webhook_delivery.summary(backend, results))
 
 
 def transfer_operations(operations: int) -> int:

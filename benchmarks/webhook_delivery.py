@@ -318,3 +318,20 @@ async def run(database_url: str, *, operations: int, log: Path) -> tuple[Result,
     finally:
         await database.dispose()
         receiver.stop()
+
+
+def summary(backend: str, results: list[Result]) -> str:
+    """The issue's two figures on one line: the drain rate with the most workers, and the
+    commit-to-delivery percentiles at the steady pace."""
+    workers = max(worker_counts)
+    backlog = next(r for r in results if r.name.startswith(_name(workers, "backlog")))
+    paced = next(
+        r
+        for r in results
+        if r.name == _name(workers, f"one event per commit, {paced_events_per_s}/s")
+    )
+    p50, p99 = paced.percentile(0.5) or 0.0, paced.percentile(0.99) or 0.0
+    return (
+        f"{backend}: {backlog.throughput:.0f} deliveries/s with {workers} workers; "
+        f"commit→delivery p50 {p50:.0f} ms, p99 {p99:.0f} ms at {paced_events_per_s} events/s"
+    )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+import weakref
 from collections import defaultdict
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -64,9 +65,19 @@ class Claimed:
     request: AttemptRequest
 
 
+# One sender per event loop, kept from run to run so its connections stay alive between runs.
+_senders: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Sender] = weakref.WeakKeyDictionary()
+
+
 async def dispatch_task(database: Database, clock: Clock) -> int:
     """The worker task (workers/runner.py): one run with the process's settings."""
-    return await dispatch(database, clock, get_settings())
+    settings = get_settings()
+    loop = asyncio.get_running_loop()
+    sender = _senders.get(loop)
+    if sender is None:
+        sender = Sender(timeout_s=settings.webhook_timeout_s, sandbox=settings.is_sandbox)
+        _senders[loop] = sender
+    return await dispatch(database, clock, settings, sender=sender)
 
 
 async def dispatch(

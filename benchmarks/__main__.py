@@ -57,6 +57,7 @@ async def _webhook_delivery(url: str, operations: int, backend: str) -> None:
         results,
         baseline=baseline,
     )
+    console.print(webhook_delivery.summary(backend, results))
 
 
 async def _console_page(url: str, operations: int, backend: str) -> None:

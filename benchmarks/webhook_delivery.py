@@ -1,11 +1,12 @@
 """Webhook delivery: deliveries per second to a local receiver with 1 and 2 `corridor worker`
 processes, and the latency from an event's commit to its arrival at the receiver.
 
-The receiver is a minimal ASGI app under uvicorn in a thread of this process; the workers
+The receiver is a raw asyncio HTTP/1.1 protocol in a process of its own; the workers
 are real subprocesses sharing the benchmark's database. Two loads per worker count: a
 backlog (many events committed in one transaction: the drain rate) and one event per
 commit at a steady pace the workers keep up with (commit-to-delivery latency). The baseline is a bare httpx POST loop
-to the same receiver, with as many requests in flight as a worker sends at once.
+to the same receiver with the workers' own HTTP client (and, for reference, httpx), with as
+many requests in flight as a worker sends at once.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 import httpx
-import uvicorn
 
 from benchmarks.harness import Result, measure
 from corridor.auth.callers import Caller
@@ -34,6 +34,8 @@ from corridor.kit.db import Database
 from corridor.models.event import emit
 from corridor.organizations import service as organizations
 from corridor.webhooks import service as webhooks
+from corridor.webhooks import signing
+from corridor.webhooks.sender import AttemptRequest, Sender
 
 worker_counts = (1, 2)
 arrival_wait_s_max = 600
@@ -82,47 +84,87 @@ class Receiver:
         return [self.arrivals[message_id] for message_id in message_ids]
 
 
+class _ReceiverProtocol(asyncio.Protocol):
+    """HTTP/1.1 with keep-alive, just enough for the benchmark: POST notes the webhook-id
+    and answers 200 `ok`; GET /arrivals?after=N answers the arrivals after the Nth. A raw
+    protocol, so the receiver costs far less than the workers it measures."""
+
+    def __init__(self, arrivals: list[tuple[str, float]]) -> None:
+        self._arrivals = arrivals
+        self._buffer = bytearray()
+        self._transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self._buffer.extend(data)
+        while (end := self._buffer.find(b"\r\n\r\n")) >= 0:
+            lines = self._buffer[:end].decode("latin-1").split("\r\n")
+            headers = {
+                name.strip().lower(): value.strip()
+                for name, _, value in (line.partition(":") for line in lines[1:])
+            }
+            length = int(headers.get("content-length", "0"))
+            if len(self._buffer) < end + 4 + length:
+                return
+            del self._buffer[: end + 4 + length]
+            method, target, _ = lines[0].split(" ", 2)
+            if method == "GET":
+                query = dict(parse_qsl(target.partition("?")[2]))
+                body = json.dumps(self._arrivals[int(query.get("after", "0")) :]).encode()
+            else:
+                self._arrivals.append((headers.get("webhook-id", ""), time.time()))
+                body = b"ok"
+            assert self._transport is not None
+            self._transport.write(
+                b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body)
+            )
+
+
 def _serve_receiver(port_queue: Any) -> None:
     arrivals: list[tuple[str, float]] = []
-
-    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        more = True
-        while more:
-            message = await receive()
-            more = message.get("more_body", False)
-        if scope["method"] == "GET":
-            after = int(dict(parse_qsl(scope["query_string"].decode())).get("after", "0"))
-            body = json.dumps(arrivals[after:]).encode()
-        else:
-            message_id = dict(scope["headers"]).get(b"webhook-id", b"").decode()
-            arrivals.append((message_id, time.time()))
-            body = b"ok"
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200,
-                "headers": [(b"content-length", str(len(body)).encode())],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
-
     listening = socket.socket()
     listening.bind(("127.0.0.1", 0))
+    listening.listen(1024)
     port_queue.put(listening.getsockname()[1])
-    config = uvicorn.Config(
-        app, log_level="warning", access_log=False, lifespan="off", interface="asgi3"
-    )
-    uvicorn.Server(config).run(sockets=[listening])
+
+    async def serve() -> None:
+        loop = asyncio.get_running_loop()
+        server = await loop.create_server(lambda: _ReceiverProtocol(arrivals), sock=listening)
+        await server.serve_forever()
+
+    asyncio.run(serve())
 
 
 async def _baseline(receiver: Receiver, operations: int) -> Result:
+    """The workers' own HTTP client (signing included) in a bare loop: no database."""
+    sender = Sender(timeout_s=15, sandbox=True)
+    secrets = [signing.new_secret()]
+
+    async def post(index: int) -> None:
+        request = AttemptRequest(f"baseline_{index}", receiver.url, secrets, BODY)
+        result = await sender.send(request, at=SystemClock().now())
+        assert result.status_code == 200, result.error
+
+    try:
+        return await measure(
+            "bare client loop", post, operations=operations, concurrency=worker_concurrency
+        )
+    finally:
+        await sender.aclose()
+
+
+async def _httpx_loop(receiver: Receiver, operations: int) -> Result:
+    """For reference: httpx, which the workers used before, in the same bare loop."""
     async with httpx.AsyncClient(trust_env=False) as client:
 
         async def post(index: int) -> None:
             response = await client.post(
                 receiver.url,
                 content=BODY,
-                headers={"webhook-id": f"baseline_{index}", "content-type": "application/json"},
+                headers={"webhook-id": f"httpx_{index}", "content-type": "application/json"},
             )
             assert response.status_code == 200
 
@@ -260,7 +302,7 @@ async def run(database_url: str, *, operations: int, log: Path) -> tuple[Result,
     try:
         baseline = await _baseline(receiver, operations)
         organization_id = await _organization_with_endpoint(database, receiver.url)
-        results: list[Result] = []
+        results: list[Result] = [await _httpx_loop(receiver, operations)]
         async with httpx.AsyncClient(trust_env=False) as client:
             for workers in worker_counts:
                 processes = _workers(database_url, workers, log)
@@ -276,3 +318,20 @@ async def run(database_url: str, *, operations: int, log: Path) -> tuple[Result,
     finally:
         await database.dispose()
         receiver.stop()
+
+
+def summary(backend: str, results: list[Result]) -> str:
+    """The issue's two figures on one line: the drain rate with the most workers, and the
+    commit-to-delivery percentiles at the steady pace."""
+    workers = max(worker_counts)
+    backlog = next(r for r in results if r.name.startswith(_name(workers, "backlog")))
+    paced = next(
+        r
+        for r in results
+        if r.name == _name(workers, f"one event per commit, {paced_events_per_s}/s")
+    )
+    p50, p99 = paced.percentile(0.5) or 0.0, paced.percentile(0.99) or 0.0
+    return (
+        f"{backend}: {backlog.throughput:.0f} deliveries/s with {workers} workers; "
+        f"commit→delivery p50 {p50:.0f} ms, p99 {p99:.0f} ms at {paced_events_per_s} events/s"
+    )

@@ -12,13 +12,16 @@ message twice and de-duplicates by its `webhook-id`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+import weakref
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from corridor.config import Settings, get_settings
 from corridor.kit.clock import Clock
@@ -58,12 +61,23 @@ ABANDONED = "abandoned: the worker stopped before it recorded an answer; attempt
 class Claimed:
     attempt_id: str
     delivery_id: str
+    endpoint_id: str
     request: AttemptRequest
+
+
+# One sender per event loop, kept from run to run so its connections stay alive between runs.
+_senders: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Sender] = weakref.WeakKeyDictionary()
 
 
 async def dispatch_task(database: Database, clock: Clock) -> int:
     """The worker task (workers/runner.py): one run with the process's settings."""
-    return await dispatch(database, clock, get_settings())
+    settings = get_settings()
+    loop = asyncio.get_running_loop()
+    sender = _senders.get(loop)
+    if sender is None:
+        sender = Sender(timeout_s=settings.webhook_timeout_s, sandbox=settings.is_sandbox)
+        _senders[loop] = sender
+    return await dispatch(database, clock, settings, sender=sender)
 
 
 async def dispatch(
@@ -79,33 +93,136 @@ async def dispatch(
     Returns the number of attempts made."""
     own_sender = sender is None
     sender = sender or Sender(timeout_s=settings.webhook_timeout_s, sandbox=settings.is_sandbox)
-    in_flight: dict[asyncio.Task[AttemptResult], Claimed] = {}
-    attempts = 0
-    deadline = time.monotonic() + run_s_max
+    pump = _Pump(database, clock, settings, sender)
     try:
-        while True:
-            if time.monotonic() < deadline and await _work_waiting(database, clock.now()):
-                free = settings.webhook_concurrent_attempts_max - len(in_flight)
-                for claimed in await _fan_out_and_claim(database, clock.now(), free, settings):
-                    send = sender.send(claimed.request, at=clock.now())
-                    in_flight[asyncio.create_task(send)] = claimed
-            if not in_flight:
-                return attempts
-            done, _ = await asyncio.wait(
-                set(in_flight), timeout=in_flight_poll_s, return_when=asyncio.FIRST_COMPLETED
-            )
-            if done:
-                # Answers arriving together are recorded in one transaction.
-                await asyncio.sleep(record_gather_s)
-                done = {task for task in in_flight if task.done()}
-                answers = [(in_flight.pop(task), task.result()) for task in done]
-                await record(database, clock.now(), answers, settings)
-                attempts += len(answers)
+        return await pump.run(time.monotonic() + run_s_max)
     finally:
-        for task in in_flight:
-            task.cancel()
+        await pump.stop()
         if own_sender:
             await sender.aclose()
+
+
+class _HeldConnection:
+    """A connection kept for a whole run: each transaction runs on it in a session of its
+    own (fresh rows every time), with no pool check-out and liveness ping per transaction."""
+
+    def __init__(self, database: Database) -> None:
+        self._database = database
+        self._connection: AsyncConnection | None = None
+
+    @contextlib.asynccontextmanager
+    async def transaction(self) -> AsyncIterator[AsyncSession]:
+        if self._connection is None:
+            self._connection = await self._database.engine.connect()
+        async with AsyncSession(bind=self._connection, expire_on_commit=False) as session:
+            async with session.begin():
+                yield session
+
+    async def close(self) -> None:
+        if self._connection is not None:
+            await self._connection.close()
+            self._connection = None
+
+
+class _Pump:
+    """One run's claims, sends and records. Claiming and recording go on side by side (each
+    in its own transactions), so sending never waits for the other's round trips. An attempt
+    holds one of `webhook_concurrent_attempts_max` slots from its claim until its answer is
+    recorded; claims take free slots in batches."""
+
+    def __init__(self, database: Database, clock: Clock, settings: Settings, sender: Sender):
+        self._database = database
+        self._clock = clock
+        self._settings = settings
+        self._sender = sender
+        self._slots = settings.webhook_concurrent_attempts_max
+        self._sends: set[asyncio.Task[None]] = set()
+        self._answers: list[tuple[Claimed, AttemptResult]] = []
+        self._answered = asyncio.Event()
+        self._recorded = asyncio.Event()
+        self._unrecorded = 0
+        self._attempts = 0
+        self._recorder: asyncio.Task[None] | None = None
+        self._claims = _HeldConnection(database)
+        self._records = _HeldConnection(database)
+
+    async def run(self, deadline: float) -> int:
+        self._recorder = asyncio.create_task(self._record_answers())
+        more_due = False
+        while True:
+            free = self._slots - self._unrecorded
+            if (
+                time.monotonic() < deadline
+                and free >= self._batch_min()
+                and (more_due or await _work_waiting(self._database, self._clock.now()))
+            ):
+                async with self._claims.transaction() as session:
+                    claimed = await _fan_out_and_claim(
+                        session, self._clock.now(), free, self._settings
+                    )
+                self._start(claimed)
+                # A full batch says more is probably due: claim again without a look first.
+                more_due = len(claimed) == free
+                if more_due:
+                    continue
+            if self._unrecorded == 0:
+                return self._attempts
+            await self._wait_for_records(in_flight_poll_s)
+
+    def _batch_min(self) -> int:
+        # While attempts are in flight, wait for a quarter of the slots to claim together.
+        return 1 if self._unrecorded == 0 else max(1, self._slots // 4)
+
+    def _start(self, claimed: list[Claimed]) -> None:
+        self._unrecorded += len(claimed)
+        for item in claimed:
+            task = asyncio.create_task(self._send(item))
+            self._sends.add(task)
+            task.add_done_callback(self._sends.discard)
+
+    async def _send(self, claimed: Claimed) -> None:
+        result = await self._sender.send(claimed.request, at=self._clock.now())
+        self._answers.append((claimed, result))
+        self._answered.set()
+
+    async def _wait_for_records(self, timeout_s: float) -> None:
+        assert self._recorder is not None
+        self._recorded.clear()
+        waiting = asyncio.create_task(self._recorded.wait())
+        try:
+            await asyncio.wait(
+                {waiting, self._recorder}, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            waiting.cancel()
+        if self._recorder.done():
+            self._recorder.result()  # a failed recording ends the run with its error
+            raise RuntimeError("the webhook recorder stopped early")
+
+    async def _record_answers(self) -> None:
+        while True:
+            await self._answered.wait()
+            self._answered.clear()
+            if not self._answers:
+                continue
+            # Answers arriving together are recorded in one transaction.
+            await asyncio.sleep(record_gather_s)
+            answers, self._answers = self._answers, []
+            async with self._records.transaction() as session:
+                await record(session, self._clock.now(), answers, self._settings)
+            self._unrecorded -= len(answers)
+            self._attempts += len(answers)
+            self._recorded.set()
+
+    async def stop(self) -> None:
+        """Abandon sends still in flight (their leases run out) and end the recorder."""
+        for task in list(self._sends):
+            task.cancel()
+        if self._recorder is not None:
+            self._recorder.cancel()
+            await asyncio.gather(self._recorder, return_exceptions=True)
+        await self._claims.close()
+        await self._records.close()
 
 
 async def _work_waiting(database: Database, now: datetime) -> bool:
@@ -115,11 +232,10 @@ async def _work_waiting(database: Database, now: datetime) -> bool:
 
 
 async def _fan_out_and_claim(
-    database: Database, now: datetime, limit: int, settings: Settings
+    session: AsyncSession, now: datetime, limit: int, settings: Settings
 ) -> list[Claimed]:
-    async with database.session() as session, session.begin():
-        await fan_out(session, now=now)
-        return await claim(session, now=now, limit=limit, lease_s=settings.webhook_claim_lease_s)
+    await fan_out(session, now=now)
+    return await claim(session, now=now, limit=limit, lease_s=settings.webhook_claim_lease_s)
 
 
 # --- Fan-out ------------------------------------------------------------------------------
@@ -185,7 +301,9 @@ async def claim(
         WebhookAttempt,
         [d.current_attempt_id for d in deliveries if d.current_attempt_id is not None],
     )
+    signing_secrets: dict[str, list[str]] = {}  # per endpoint, decoded once per batch
     claimed: list[Claimed] = []
+    attempts: list[dict[str, Any]] = []
     for delivery in deliveries:
         taken_over = delivery.status == DeliveryStatus.SENDING.value
         if taken_over and delivery.current_attempt_id in abandoned:
@@ -194,88 +312,151 @@ async def claim(
         if endpoint.disabled or endpoint.deleted_at is not None:
             _settle_as(delivery, DeliveryStatus.CANCELED, now)
             continue
-        attempt = _start_attempt(session, delivery, endpoint, now, taken_over=taken_over)
-        delivery.due_at = now + timedelta(seconds=lease_s)
+        attempt = _new_attempt(delivery, endpoint, now, taken_over=taken_over)
+        attempt["lease_until"] = now + timedelta(seconds=lease_s)
+        attempts.append(attempt)
         event = events[delivery.event_id]
-        previous = [
-            signing.PreviousSecret.from_document(item) for item in endpoint.previous_secrets
-        ]
+        if endpoint.id not in signing_secrets:
+            previous = [
+                signing.PreviousSecret.from_document(item) for item in endpoint.previous_secrets
+            ]
+            signing_secrets[endpoint.id] = signing.secrets_in_use(
+                endpoint.secret, previous, now=now
+            )
         request = AttemptRequest(
             message_id=event.id,
             url=endpoint.url,
-            secrets=signing.secrets_in_use(endpoint.secret, previous, now=now),
+            secrets=signing_secrets[endpoint.id],
             body=payload_bytes(event.type, event.created_at, event.data),
         )
-        claimed.append(Claimed(attempt.id, delivery.id, request))
+        claimed.append(Claimed(attempt["id"], delivery.id, endpoint.id, request))
+    # The ORM's changes (abandoned attempts, canceled deliveries) first, then the new
+    # attempts and the claimed deliveries in one statement each.
+    await session.flush()
+    await repository.insert_attempts(
+        session, [{key: row[key] for key in _ATTEMPT_COLUMNS} for row in attempts]
+    )
+    await repository.start_attempts(
+        session, [{key: row[key] for key in _START_KEYS} for row in attempts]
+    )
     return claimed
 
 
-def _start_attempt(
-    session: AsyncSession,
-    delivery: WebhookDelivery,
-    endpoint: WebhookEndpoint,
-    now: datetime,
-    *,
-    taken_over: bool,
-) -> WebhookAttempt:
+_START_KEYS = ("delivery_id", "attempt_id", "attempt_number", "lease_until", "now")
+_ATTEMPT_COLUMNS = (
+    "id",
+    "organization_id",
+    "delivery_id",
+    "event_id",
+    "endpoint_id",
+    "url",
+    "status",
+    "attempt_number",
+    "trigger",
+    "response_status_code",
+    "response_body",
+    "error",
+    "duration_ms",
+    "started_at",
+    "finished_at",
+)
+
+
+def _new_attempt(
+    delivery: WebhookDelivery, endpoint: WebhookEndpoint, now: datetime, *, taken_over: bool
+) -> dict[str, Any]:
+    """The row of a delivery's next attempt (with the keys start_attempts needs)."""
     # An attempt taken over from a dead worker keeps its place in the schedule.
     number = delivery.attempt_count if taken_over and delivery.attempt_count else None
     number = number or delivery.attempt_count + 1
-    attempt = WebhookAttempt(
-        id=new_id("atmpt"),
-        organization_id=delivery.organization_id,
-        delivery_id=delivery.id,
-        event_id=delivery.event_id,
-        endpoint_id=endpoint.id,
-        url=endpoint.url,
-        status=AttemptStatus.SENDING.value,
-        attempt_number=number,
-        trigger=delivery.trigger,
-        response_status_code=None,
-        response_body=None,
-        error=None,
-        duration_ms=None,
-        started_at=now,
-        finished_at=None,
-    )
-    session.add(attempt)
-    delivery.status = DeliveryStatus.SENDING.value
-    delivery.attempt_count = number
-    delivery.current_attempt_id = attempt.id
-    delivery.trigger = Trigger.SCHEDULED.value
-    delivery.updated_at = now
-    return attempt
+    attempt_id = new_id("atmpt")
+    return {
+        "id": attempt_id,
+        "attempt_id": attempt_id,
+        "organization_id": delivery.organization_id,
+        "delivery_id": delivery.id,
+        "event_id": delivery.event_id,
+        "endpoint_id": endpoint.id,
+        "url": endpoint.url,
+        "status": AttemptStatus.SENDING.value,
+        "attempt_number": number,
+        "trigger": delivery.trigger,
+        "response_status_code": None,
+        "response_body": None,
+        "error": None,
+        "duration_ms": None,
+        "started_at": now,
+        "finished_at": None,
+        "now": now,
+    }
 
 
 # --- Recording answers --------------------------------------------------------------------
 
 
 async def record(
-    database: Database,
+    session: AsyncSession,
     now: datetime,
     answers: Sequence[tuple[Claimed, AttemptResult]],
     settings: Settings,
 ) -> None:
-    """Record a batch of answers in one transaction and move each delivery on."""
-    async with database.session() as session, session.begin():
-        deliveries = await repository.lock_deliveries(
-            session, [claimed.delivery_id for claimed, _ in answers]
-        )
-        attempts = await repository.by_ids(
-            session, WebhookAttempt, [claimed.attempt_id for claimed, _ in answers]
-        )
-        endpoints = await repository.by_ids(
-            session, WebhookEndpoint, [delivery.endpoint_id for delivery in deliveries.values()]
-        )
-        for claimed, result in answers:
-            attempt = attempts.get(claimed.attempt_id)
-            if attempt is not None:
-                _finish(attempt, result, now)
-            delivery = deliveries.get(claimed.delivery_id)
-            # Stale when another worker took the delivery over, or a resend restarted it.
-            if delivery is None or delivery.current_attempt_id != claimed.attempt_id:
-                continue
-            await _settle(session, delivery, endpoints[delivery.endpoint_id], result, now, settings)
+    """Record a batch of answers in the session's transaction and move each delivery on.
+
+    Every attempt's answer is written in one statement; successes settle their deliveries in
+    one more (a stale attempt's delivery is left alone) and end their endpoints' runs of
+    failures. Failures go one by one: each may schedule a retry or disable its endpoint."""
+    await repository.finish_attempts(
+        session, [_answer_row(claimed, result, now) for claimed, result in answers]
+    )
+    succeeded = [
+        claimed for claimed, result in answers if outcome_of(result.status_code) is Outcome.SUCCESS
+    ]
+    failed = [
+        (claimed, result)
+        for claimed, result in answers
+        if outcome_of(result.status_code) is not Outcome.SUCCESS
+    ]
+    if failed:
+        await _record_failures(session, now, failed, settings)
+    await repository.settle_succeeded(
+        session,
+        [{"delivery_id": item.delivery_id, "attempt_id": item.attempt_id} for item in succeeded],
+        now,
+    )
+    await repository.end_failing_runs(session, [item.endpoint_id for item in succeeded])
+
+
+def _answer_row(claimed: Claimed, result: AttemptResult, now: datetime) -> dict[str, Any]:
+    succeeded = outcome_of(result.status_code) is Outcome.SUCCESS
+    return {
+        "attempt_id": claimed.attempt_id,
+        "attempt_status": (AttemptStatus.SUCCESS if succeeded else AttemptStatus.FAIL).value,
+        "status_code": result.status_code,
+        "response_body": result.response_body,
+        "answer_error": result.error,
+        "elapsed_ms": result.duration_ms,
+        "finished": now,
+    }
+
+
+async def _record_failures(
+    session: AsyncSession,
+    now: datetime,
+    failed: Sequence[tuple[Claimed, AttemptResult]],
+    settings: Settings,
+) -> None:
+    deliveries = await repository.lock_deliveries(
+        session, [claimed.delivery_id for claimed, _ in failed]
+    )
+    endpoints = await repository.by_ids(
+        session, WebhookEndpoint, [delivery.endpoint_id for delivery in deliveries.values()]
+    )
+    for claimed, result in failed:
+        delivery = deliveries.get(claimed.delivery_id)
+        # Stale when another worker took the delivery over, or a resend restarted it.
+        if delivery is None or delivery.current_attempt_id != claimed.attempt_id:
+            continue
+        await _settle(session, delivery, endpoints[delivery.endpoint_id], result, now, settings)
 
 
 def _finish(
@@ -306,10 +487,6 @@ async def _settle(
     settings: Settings,
 ) -> None:
     outcome = outcome_of(result.status_code)
-    if outcome is Outcome.SUCCESS:
-        _settle_as(delivery, DeliveryStatus.SUCCESS, now)
-        await repository.clear_failing_since(session, endpoint)
-        return
     failing_since = endpoint.failing_since or now
     await repository.mark_failing_since(session, endpoint, now)
     if outcome is Outcome.GONE:

@@ -10,9 +10,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Select, and_, delete, exists, func, literal, select, type_coerce, update
+from sqlalchemy import (
+    Select,
+    Table,
+    and_,
+    bindparam,
+    delete,
+    exists,
+    func,
+    insert,
+    literal,
+    select,
+    type_coerce,
+    update,
+)
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import flag_modified, set_committed_value
@@ -23,6 +36,9 @@ from corridor.models.organization import Organization
 from corridor.models.webhook import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from corridor.webhooks.rules import AttemptStatus, DeliveryStatus
 
+# The tables themselves, for batch statements that carry one row of parameters per item.
+_ATTEMPTS = cast("Table", WebhookAttempt.__table__)
+_DELIVERIES = cast("Table", WebhookDelivery.__table__)
 _ACTIVE = (DeliveryStatus.PENDING.value, DeliveryStatus.SENDING.value)
 _REPLAYABLE = (DeliveryStatus.FAIL.value, DeliveryStatus.CANCELED.value)
 
@@ -128,6 +144,94 @@ async def lock_deliveries(session: AsyncSession, ids: Sequence[str]) -> dict[str
     return {row.id: row for row in await db.lock_rows(session, WebhookDelivery, ids)}
 
 
+async def insert_attempts(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> None:
+    """New attempts in one statement (rows of WebhookAttempt's columns)."""
+    if rows:
+        await session.execute(insert(_ATTEMPTS), list(rows))
+
+
+async def start_attempts(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> None:
+    """Claimed deliveries become SENDING under their new attempt, leased until `due_at`
+    (rows of delivery_id, attempt_id, attempt_number, lease_until, now)."""
+    if not rows:
+        return
+    table = _DELIVERIES
+    statement = (
+        update(table)
+        .where(table.c.id == bindparam("delivery_id"))
+        .values(
+            status=DeliveryStatus.SENDING.value,
+            attempt_count=bindparam("attempt_number"),
+            due_at=bindparam("lease_until"),
+            current_attempt_id=bindparam("attempt_id"),
+            trigger="SCHEDULED",
+            updated_at=bindparam("now"),
+        )
+    )
+    await session.execute(statement, list(rows))
+
+
+async def finish_attempts(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> None:
+    """Write answers into their attempts (rows of attempt_id, attempt_status, status_code,
+    response_body, error, duration_ms, finished_at)."""
+    if not rows:
+        return
+    table = _ATTEMPTS
+    statement = (
+        update(table)
+        .where(table.c.id == bindparam("attempt_id"))
+        .values(
+            status=bindparam("attempt_status"),
+            response_status_code=bindparam("status_code"),
+            response_body=bindparam("response_body"),
+            error=bindparam("answer_error"),
+            duration_ms=bindparam("elapsed_ms"),
+            finished_at=bindparam("finished"),
+        )
+    )
+    await session.execute(statement, list(rows))
+
+
+async def settle_succeeded(
+    session: AsyncSession, rows: Sequence[dict[str, Any]], now: datetime
+) -> None:
+    """Deliveries whose attempt succeeded are over, unless the attempt became stale
+    (another worker took the delivery over, or a resend restarted it): rows of
+    delivery_id, attempt_id."""
+    if not rows:
+        return
+    table = _DELIVERIES
+    statement = (
+        update(table)
+        .where(
+            table.c.id == bindparam("delivery_id"),
+            table.c.current_attempt_id == bindparam("attempt_id"),
+        )
+        .values(
+            status=DeliveryStatus.SUCCESS.value,
+            due_at=None,
+            current_attempt_id=None,
+            updated_at=now,
+        )
+    )
+    await session.execute(statement, list(rows))
+
+
+async def end_failing_runs(session: AsyncSession, endpoint_ids: Sequence[str]) -> None:
+    """A success ends each endpoint's run of failures (rows already clear are left alone)."""
+    if not endpoint_ids:
+        return
+    await session.execute(
+        update(WebhookEndpoint)
+        .where(
+            WebhookEndpoint.id.in_(sorted(set(endpoint_ids))),
+            WebhookEndpoint.failing_since.is_not(None),
+        )
+        .values(failing_since=None)
+        .execution_options(synchronize_session=False)
+    )
+
+
 async def mark_failing_since(
     session: AsyncSession, endpoint: WebhookEndpoint, now: datetime
 ) -> None:
@@ -141,19 +245,6 @@ async def mark_failing_since(
         .execution_options(synchronize_session=False)
     )
     set_committed_value(endpoint, "failing_since", now)
-
-
-async def clear_failing_since(session: AsyncSession, endpoint: WebhookEndpoint) -> None:
-    """A success ends the endpoint's run of failures."""
-    if endpoint.failing_since is None:
-        return
-    await session.execute(
-        update(WebhookEndpoint)
-        .where(WebhookEndpoint.id == endpoint.id)
-        .values(failing_since=None)
-        .execution_options(synchronize_session=False)
-    )
-    set_committed_value(endpoint, "failing_since", None)
 
 
 async def disable_endpoint(

@@ -3,22 +3,28 @@
 Redirects are not followed; the whole attempt (DNS included) has one timeout; the request
 goes to the address the SSRF guard checked, with the URL's host in the Host header and TLS
 name check, so a second DNS answer cannot redirect it. Proxies from the environment are
-ignored for the same reason.
+never used for the same reason. The HTTP itself is connections.py's.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ssl
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-import httpx
-
 from corridor import __version__
 from corridor.kit.logging import get_logger
 from corridor.webhooks import signing, urls
+from corridor.webhooks.connections import (
+    ConnectFailed,
+    ConnectionLost,
+    ConnectionPool,
+    Origin,
+    ProtocolError,
+)
 from corridor.webhooks.rules import AttemptResult
 
 response_chars_max = 2048
@@ -37,21 +43,25 @@ class AttemptRequest:
 
 
 class Sender:
-    """Sends attempts over pooled connections, one client per host name (TLS name checks and
-    pooled connections must never be shared between names that share an address)."""
+    """Sends attempts over kept-alive connections, pooled per host name and checked address
+    (TLS name checks and pooled connections are never shared between names that share an
+    address)."""
 
     def __init__(
-        self, *, timeout_s: float, sandbox: bool, resolver: urls.Resolver = urls.resolve
+        self,
+        *,
+        timeout_s: float,
+        sandbox: bool,
+        resolver: urls.Resolver = urls.resolve,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self._timeout_s = timeout_s
         self._sandbox = sandbox
         self._resolver = resolver
-        self._clients: dict[str, httpx.AsyncClient] = {}
+        self._connections = ConnectionPool(tls=tls)
 
     async def aclose(self) -> None:
-        clients, self._clients = list(self._clients.values()), {}
-        for client in clients:
-            await client.aclose()
+        await self._connections.aclose()
 
     async def send(self, request: AttemptRequest, *, at: datetime) -> AttemptResult:
         started = time.perf_counter()
@@ -62,12 +72,14 @@ class Sender:
             return _failure(f"URL refused: {error}", started)
         except urls.HostNotResolved as error:
             return _failure(f"DNS: {error}", started)
-        except (TimeoutError, httpx.TimeoutException):
+        except TimeoutError:
             return _failure(f"timeout: no answer within {self._timeout_s:g} s", started)
-        except httpx.ConnectError as error:
-            return _failure(f"could not connect: {str(error) or 'connection refused'}", started)
-        except httpx.HTTPError as error:
-            return _failure(f"{type(error).__name__}: {error}", started)
+        except ConnectFailed as error:
+            return _failure(f"could not connect: {error}", started)
+        except ProtocolError as error:
+            return _failure(f"invalid HTTP answer: {error}", started)
+        except (ConnectionLost, OSError) as error:
+            return _failure(f"connection lost: {str(error) or type(error).__name__}", started)
         except Exception as error:  # one odd endpoint must never stop the worker
             logger.warning("webhook_attempt_error", error=repr(error))
             return _failure(f"{type(error).__name__}: {error}", started)
@@ -83,58 +95,36 @@ class Sender:
             ),
             "content-type": "application/json",
             "user-agent": USER_AGENT,
-            "host": target.host_header,
         }
-        extensions = (
-            {"sni_hostname": target.host}
-            if target.scheme == "https" and target.address is None
-            else {}
-        )
-        client = self._client_for(target.host)
-        last_error: httpx.ConnectError | None = None
+        last_error: ConnectFailed | None = None
         for address in addresses:
+            origin = Origin(target.scheme, target.host, str(address), target.port)
             try:
-                async with client.stream(
-                    "POST",
-                    target.url_for(address),
+                answer = await self._connections.post(
+                    origin,
+                    host_header=target.host_header,
+                    path=target.path_and_query,
                     headers=headers,
-                    content=request.body,
-                    extensions=extensions,
-                ) as response:
-                    excerpt = await _excerpt(response)
-                    return AttemptResult(
-                        status_code=response.status_code,
-                        response_body=excerpt,
-                        error=None,
-                        duration_ms=_elapsed_ms(started),
-                        retry_after=response.headers.get("retry-after"),
-                    )
-            except httpx.ConnectError as error:
+                    body=request.body,
+                    excerpt_bytes_max=response_bytes_read_max,
+                )
+            except ConnectFailed as error:
                 last_error = error
+                continue
+            return AttemptResult(
+                status_code=answer.status_code,
+                response_body=_excerpt(answer.excerpt),
+                error=None,
+                duration_ms=_elapsed_ms(started),
+                retry_after=answer.retry_after,
+            )
         assert last_error is not None
         raise last_error
 
-    def _client_for(self, host: str) -> httpx.AsyncClient:
-        client = self._clients.get(host)
-        if client is None:
-            client = httpx.AsyncClient(
-                follow_redirects=False,
-                timeout=httpx.Timeout(self._timeout_s),
-                trust_env=False,
-                limits=httpx.Limits(max_connections=64, max_keepalive_connections=16),
-            )
-            self._clients[host] = client
-        return client
 
-
-async def _excerpt(response: httpx.Response) -> str:
+def _excerpt(body: bytes) -> str:
     """The start of the answer's body, as text (PostgreSQL text never holds NUL)."""
-    collected = bytearray()
-    async for chunk in response.aiter_bytes():
-        collected.extend(chunk)
-        if len(collected) >= response_bytes_read_max:
-            break
-    text = bytes(collected[:response_bytes_read_max]).decode("utf-8", errors="replace")
+    text = body[:response_bytes_read_max].decode("utf-8", errors="replace")
     return text.replace("\x00", "\ufffd")[:response_chars_max]
 
 

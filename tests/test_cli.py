@@ -18,7 +18,7 @@ def environment(tmp_path) -> dict[str, str]:
 
 
 def corridor(
-    environment: dict[str, str], *arguments: str, check: bool = True
+    environment: dict[str, str], *arguments: str, check: bool = True, input: str | None = None
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "corridor.cli", *arguments],
@@ -26,6 +26,7 @@ def corridor(
         capture_output=True,
         text=True,
         check=check,
+        input=input,
     )
 
 
@@ -153,6 +154,9 @@ HELP_PAGES = [
     ["webhooks", "verify"],
     ["webhooks", "replay"],
     ["listen"],
+    ["users"],
+    ["users", "add"],
+    ["users", "list"],
 ]
 
 
@@ -292,3 +296,76 @@ def test_keys_list_fits_80_columns_and_keeps_whole_ids(environment):
     assert "transfers:write" in table  # scopes wrap between scopes, not inside one
     wide = corridor({**environment, "COLUMNS": "160"}, "keys", "list").stdout
     assert all(key["prefix"] in wide for key in listed)
+
+
+async def test_users_add_makes_a_second_console_user_who_can_sign_in(environment):
+    """The console's second person (who authorizes what the first submitted) is added from
+    the command line; the password is printed once and is the one that signs in."""
+    from datetime import UTC, datetime
+
+    from corridor.auth import service
+    from corridor.kit.db import Database
+
+    first = json.loads(corridor(environment, "init", "--json").stdout)
+    added = corridor(environment, "users", "add", "Grace.Hopper@example.com")
+    password = re.search(r"Password \(shown once\): (\S+)", added.stdout).group(1)
+    assert "grace.hopper@example.com" in added.stdout
+    chosen = corridor(
+        {**environment},
+        "users",
+        "add",
+        "ada@example.com",
+        "--password-stdin",
+        check=False,
+        input="a long enough passphrase\n",
+    )
+    assert chosen.returncode == 0, chosen.stderr
+    assert "shown once" not in chosen.stdout
+
+    database = Database(environment["CORRIDOR_DATABASE_URL"])
+    try:
+        async with database.session() as session, session.begin():
+            now = datetime.now(UTC)
+            signed_in = await service.sign_in(
+                session,
+                email="grace.hopper@example.com",
+                password=password,
+                now=now,
+                lifetime_s=60,
+            )
+            chosen_in = await service.sign_in(
+                session,
+                email="ada@example.com",
+                password="a long enough passphrase",
+                now=now,
+                lifetime_s=60,
+            )
+    finally:
+        await database.dispose()
+    assert signed_in.user.organization_id == first["organizationId"]
+    assert chosen_in.user.organization_id == first["organizationId"]
+    listed = corridor(environment, "users", "list").stdout
+    assert "grace.hopper@example.com" in listed and "ada@example.com" in listed
+    assert password not in listed
+
+
+@pytest.mark.parametrize(
+    ("arguments", "stdin", "error"),
+    [
+        (["taken"], None, "already exists"),
+        (["not-an-email"], None, "email: not a valid email address"),
+        (["short@example.com", "--password-stdin"], "too short\n", "password: at least 12"),
+        (["x@example.com", "-o", "org_nope"], None, "no such organization: org_nope"),
+    ],
+    ids=["duplicate", "bad-email", "short-password", "unknown-organization"],
+)
+def test_users_add_refuses_in_one_line_and_adds_nobody(environment, arguments, stdin, error):
+    credentials = json.loads(corridor(environment, "init", "--json").stdout)
+    email = credentials["consoleEmail"] if arguments == ["taken"] else None
+    failed = corridor(
+        environment, "users", "add", *([email] if email else arguments), check=False, input=stdin
+    )
+    assert failed.returncode == 2, failed
+    assert failed.stderr.startswith("corridor: ") and error in failed.stderr, failed.stderr
+    assert len(failed.stderr.splitlines()) == 1
+    assert len(corridor(environment, "users", "list").stdout.splitlines()) == 1

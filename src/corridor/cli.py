@@ -64,6 +64,8 @@ keys_app = _typer("Manage the organization's API keys.")
 app.add_typer(keys_app, name="keys")
 webhooks_app = _typer("Debug webhook deliveries.")
 app.add_typer(webhooks_app, name="webhooks")
+users_app = _typer("Manage the people who sign in to the console.")
+app.add_typer(users_app, name="users")
 console = Console()
 errors = Console(stderr=True)
 # Set by --debug (or CORRIDOR_DEBUG=1): a failure shows its traceback, not one line.
@@ -668,6 +670,70 @@ def keys_revoke(
         errors.print(f"[red]{error.message}[/red]")
         raise typer.Exit(code=1) from None
     console.print(f"Revoked {key_id}")
+
+
+@users_app.command("add")
+def users_add(
+    email: Annotated[str, typer.Argument(metavar="EMAIL", help="The person's email (login).")],
+    password_stdin: Annotated[
+        bool,
+        typer.Option(
+            "--password-stdin",
+            help="Read the password from standard input (12 characters or more) instead of "
+            "generating one.",
+        ),
+    ] = False,
+    organization: Annotated[str | None, _organization_option()] = None,
+) -> None:
+    """Add a console user to the organization and print the password once (generated unless
+    --password-stdin). A second user is who authorizes what the first submitted."""
+    from corridor.auth import service
+    from corridor.auth.secrets import random_token
+    from corridor.kit.errors import CorridorError
+
+    password = sys.stdin.readline().rstrip("\r\n") if password_stdin else random_token(20)
+
+    async def main():
+        database, settings, clock = _open()
+        try:
+            async with database.session() as session, session.begin():
+                organization_id = await _resolve_organization(session, organization)
+                return await service.add_console_user(
+                    session,
+                    organization_id=organization_id,
+                    email=email,
+                    password=password,
+                    sandbox=settings.is_sandbox,
+                    now=clock.now(),
+                )
+        finally:
+            await database.dispose()
+
+    try:
+        user = _run(main())
+    except CorridorError as error:
+        _usage_error(error.message)
+    console.print(f"Added {user.id} ({user.email}) to {user.organization_id}", highlight=False)
+    if not password_stdin:
+        console.print(f"Password (shown once): [bold]{password}[/bold]", highlight=False)
+
+
+@users_app.command("list")
+def users_list(organization: Annotated[str | None, _organization_option()] = None) -> None:
+    """List the organization's console users (never their passwords)."""
+    from corridor.auth import service
+
+    async def main():
+        database, _, _ = _open()
+        try:
+            async with database.session(write=False) as session:
+                organization_id = await _resolve_organization(session, organization)
+                return await service.console_users_of(session, organization_id=organization_id)
+        finally:
+            await database.dispose()
+
+    for user in _run(main()):
+        typer.echo(f"{user.id}  {user.email}  added {user.created_at:%Y-%m-%d}")
 
 
 @webhooks_app.command("verify")

@@ -31,6 +31,15 @@ async def user_by_email(session: AsyncSession, email: str) -> ConsoleUser | None
     return (await session.execute(statement)).scalar_one_or_none()
 
 
+async def console_users_of(session: AsyncSession, organization_id: str) -> list[ConsoleUser]:
+    statement = (
+        select(ConsoleUser)
+        .where(ConsoleUser.organization_id == organization_id)
+        .order_by(ConsoleUser.id)
+    )
+    return list((await session.execute(statement)).scalars())
+
+
 async def user_by_id(session: AsyncSession, user_id: str) -> ConsoleUser | None:
     return await session.get(ConsoleUser, user_id)
 

@@ -21,7 +21,8 @@ from corridor.auth.secrets import (
     visible_prefix,
 )
 from corridor.kit.db import get_visible
-from corridor.kit.errors import Forbidden, NotFound, Unauthorized, ValidationFailed
+from corridor.kit.emails import email_problem
+from corridor.kit.errors import Conflict, Forbidden, NotFound, Unauthorized, ValidationFailed
 from corridor.kit.ids import new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser, PlatformSession
@@ -34,6 +35,8 @@ credential_chars_max = 200
 platform_session_lifetime_s = 12 * 60 * 60
 # Levels below a root organization (organizations/repository.organization_depth_max).
 organization_depth_max = 8
+# A console password a person chooses (`corridor users add --password-stdin`).
+console_password_chars_min = 12
 
 
 async def authenticate(
@@ -276,6 +279,35 @@ async def revoke_api_key(
 
 
 # --- Console users and sessions -----------------------------------------------------------
+
+
+async def add_console_user(
+    session: AsyncSession,
+    *,
+    organization_id: str,
+    email: str,
+    password: str,
+    sandbox: bool,
+    now: datetime,
+) -> ConsoleUser:
+    """Another person who signs in to the organization's console (`corridor users add`): a
+    valid email no console user has yet, and a password of `console_password_chars_min`."""
+    problem = email_problem(email, sandbox=sandbox)
+    if problem:
+        raise ValidationFailed("email", problem)
+    if len(password) < console_password_chars_min:
+        raise ValidationFailed(
+            "password", f"at least {console_password_chars_min} characters are required"
+        )
+    if await repository.user_by_email(session, email.lower()) is not None:
+        raise Conflict(f"A console user with the email {email.lower()} already exists")
+    return await create_console_user(
+        session, organization_id=organization_id, email=email, password=password, now=now
+    )
+
+
+async def console_users_of(session: AsyncSession, *, organization_id: str) -> list[ConsoleUser]:
+    return await repository.console_users_of(session, organization_id)
 
 
 async def create_console_user(

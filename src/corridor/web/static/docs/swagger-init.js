@@ -14,7 +14,10 @@ window.addEventListener("load", function () {
     validatorUrl: null,
     presets: [SwaggerUIBundle.presets.apis],
     layout: "BaseLayout",
-    // Tags start folded: 130-odd operations unfolded at once stall the page for a minute.
+    // Tags start folded. With "list" (every tag open at once) and 131 operations, Swagger UI
+    // 5.35.0 renders the first four tags and gets no further (no error, still re-rendering);
+    // 119 operations render in about 5 s. It depends on the count, not on any one schema:
+    // docs/decisions.md "API reference pages".
     docExpansion: "none",
   });
 });

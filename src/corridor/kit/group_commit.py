@@ -75,7 +75,9 @@ class Member:
             if self.batch.broken:
                 raise BatchNotCommitted()
             self.savepoint = await self.batch.session.begin_nested()
-        except BaseException:
+        except BaseException as error:
+            if not isinstance(error, BatchNotCommitted):
+                self.batch.broken = True  # the shared connection's state is unknown
             self.done = True
             self.batch.turn.release()
             await self._finished()
@@ -146,14 +148,20 @@ class GroupCommit:
         session: AsyncSession = self._open_session()  # type: ignore[operator]
         batch = _Batch(session=session, opened_at=time.monotonic())
         self._open[key] = batch
+        # Joining closes `wait_s` after the batch opened, so no member waits on more than
+        # that much arriving work besides the members before it.
+        asyncio.get_running_loop().call_later(self.wait_s, self._close, key, batch)
         return Member(self, key, batch, leader=True)
+
+    def _close(self, key: str, batch: _Batch) -> None:
+        if self._open.get(key) is batch:
+            del self._open[key]  # closed: later arrivals open the next batch
 
     async def _close_and_commit(self, key: str, batch: _Batch) -> None:
         remaining = batch.opened_at + self.wait_s - time.monotonic()
         if remaining > 0 and batch.members < self.members_max:
             await asyncio.sleep(remaining)
-        if self._open.get(key) is batch:
-            del self._open[key]  # closed: later arrivals open the next batch
+        self._close(key, batch)
         await batch.all_finished.wait()
         ok = False
         try:

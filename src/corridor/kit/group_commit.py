@@ -5,8 +5,9 @@ every submit) and queue on it, one commit after another, instead meet in a batch
 by that row. The first to arrive opens the batch and its session; those arriving while
 it is open join it. Each member runs its whole unit of work in turn, inside its own
 SAVEPOINT of the shared transaction: one that fails rolls back to its savepoint only and
-gets its own error; one that succeeds releases its savepoint and waits. When the batch
-is full or its wait is over, the leader (the first member) commits once. Every member
+gets its own error; one that succeeds releases its savepoint and waits. Joining closes
+when the batch is full, 2 ms after it opened, or when the leader's own turn ends; once
+every member's turn is over, the leader (the first member) commits once. Every member
 that succeeded is answered only after that COMMIT returned; if it failed, nothing of any
 member was written and each is answered 503, safe to retry with its Idempotency-Key.
 
@@ -16,7 +17,6 @@ Only PostgreSQL uses it (`Settings.group_commit`): SQLite serialises writers any
 from __future__ import annotations
 
 import asyncio
-import time
 from dataclasses import dataclass, field
 
 from sqlalchemy.ext.asyncio import AsyncSession, AsyncSessionTransaction
@@ -37,7 +37,6 @@ class BatchNotCommitted(ServiceUnavailable):
 @dataclass(eq=False)
 class _Batch:
     session: AsyncSession
-    opened_at: float
     turn: asyncio.Lock = field(default_factory=asyncio.Lock)
     members: int = 1
     finished: int = 0
@@ -146,10 +145,10 @@ class GroupCommit:
                 del self._open[key]  # full: the next arrival opens the next batch
             return Member(self, key, batch, leader=False)
         session: AsyncSession = self._open_session()  # type: ignore[operator]
-        batch = _Batch(session=session, opened_at=time.monotonic())
+        batch = _Batch(session=session)
         self._open[key] = batch
-        # Joining closes `wait_s` after the batch opened, so no member waits on more than
-        # that much arriving work besides the members before it.
+        # Joining closes `wait_s` after the batch opened (or when the leader's turn ends,
+        # or at `members_max`), bounding what a member waits for besides its own turn.
         asyncio.get_running_loop().call_later(self.wait_s, self._close, key, batch)
         return Member(self, key, batch, leader=True)
 
@@ -158,9 +157,9 @@ class GroupCommit:
             del self._open[key]  # closed: later arrivals open the next batch
 
     async def _close_and_commit(self, key: str, batch: _Batch) -> None:
-        remaining = batch.opened_at + self.wait_s - time.monotonic()
-        if remaining > 0 and batch.members < self.members_max:
-            await asyncio.sleep(remaining)
+        # No extra wait: those who arrived while the leader worked have joined; a lone
+        # submit commits at once (the next arrivals open the next batch and meet the row
+        # lock only at their hold, by when this COMMIT is on its way).
         self._close(key, batch)
         await batch.all_finished.wait()
         ok = False

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Depends, Query, Response
 
 from corridor.accounts import service
 from corridor.accounts.schemas import AccountRead, BalanceRead, BalanceTransactionRead, SandboxFund
+from corridor.kit.money import CURRENCIES
 from corridor.kit.pagination import ListResponse, PageRequest
 from corridor.web.authentication import SandboxOnlyRoute
 from corridor.web.context import Context
@@ -48,7 +49,12 @@ async def list_accounts(
     ] = None,
     currency: Annotated[
         str | None,
-        Query(max_length=10, description="Only accounts in this currency", examples=["USD"]),
+        Query(
+            max_length=10,
+            description="Only accounts in this currency",
+            examples=["USD"],
+            json_schema_extra={"enum": sorted(CURRENCIES)},
+        ),
     ] = None,
 ) -> ListResponse[AccountRead]:
     """Customers' balance accounts, newest first. A caller bound to a customer sees its own."""

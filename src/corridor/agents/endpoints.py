@@ -18,6 +18,7 @@ from corridor.agents.schemas import (
     AgentSpendRead,
     AgentUpdate,
 )
+from corridor.kit.ids import id_pattern
 from corridor.kit.pagination import ListResponse, PageRequest
 from corridor.models.access import ApiKey
 from corridor.transfers.endpoints import Plugins
@@ -70,7 +71,13 @@ async def list_agents(
     context: Context,
     page: Pages,
     customer_id: Annotated[
-        str | None, Query(alias="customerId", max_length=64, description="Only this customer's")
+        str | None,
+        Query(
+            alias="customerId",
+            json_schema_extra={"pattern": id_pattern("cus")},
+            max_length=64,
+            description="Only this customer's",
+        ),
     ] = None,
 ) -> ListResponse[AgentRead]:
     """Newest first. An agent key sees only its own agent."""

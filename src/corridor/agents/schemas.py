@@ -10,9 +10,10 @@ from pydantic import ConfigDict, Field, StrictStr, field_validator
 from corridor.agents import spend
 from corridor.agents.rules import AgentStatus, ApprovalDecision, OverLimitAction, PayeeType
 from corridor.auth.schemas import KEY_REPLAY_NOTE
-from corridor.kit.money import MoneyError, parse_minor_units
+from corridor.kit.money import MoneyError, minor_units_pattern, parse_minor_units
 from corridor.kit.schemas import (
     CurrencyCode,
+    InSchema,
     MultiLineText,
     RequestModel,
     ResponseModel,
@@ -39,7 +40,9 @@ def _minor_units(value: str | None) -> str | None:
     return value
 
 
-MinorUnitsText = Annotated[StrictStr, Field(examples=["100000"])]
+MinorUnitsText = Annotated[
+    StrictStr, Field(examples=["100000"]), InSchema(pattern=minor_units_pattern)
+]
 
 
 class LimitsIn(RequestModel):
@@ -135,7 +138,9 @@ class AgentUpdate(RequestModel):
     over_limit_action: OverLimitAction | None = None
     status: (
         Annotated[
-            StrictStr, Field(max_length=20, examples=["paused"], description="active or paused")
+            StrictStr,
+            Field(max_length=20, examples=["paused"], description="active or paused"),
+            InSchema(pattern="^([Aa][Cc][Tt][Ii][Vv][Ee]|[Pp][Aa][Uu][Ss][Ee][Dd])$"),
         ]
         | None
     ) = None

@@ -14,6 +14,7 @@ from corridor.documents.rules import DocumentPurpose, DocumentStatus
 from corridor.documents.schemas import DocumentRead, UploadRequestCreate, UploadRequestCreated
 from corridor.documents.storage import DocumentStorage
 from corridor.kit.errors import ValidationFailed
+from corridor.kit.ids import id_pattern
 from corridor.kit.pagination import ListResponse
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
@@ -157,8 +158,22 @@ async def get_document(document_id: str, context: Context) -> DocumentRead:
 async def list_documents(
     context: Context,
     page: Pages,
-    customer_id: Annotated[str | None, Query(alias="customerId", max_length=id_chars_max)] = None,
-    transfer_id: Annotated[str | None, Query(alias="transferId", max_length=id_chars_max)] = None,
+    customer_id: Annotated[
+        str | None,
+        Query(
+            alias="customerId",
+            json_schema_extra={"pattern": id_pattern("cus")},
+            max_length=id_chars_max,
+        ),
+    ] = None,
+    transfer_id: Annotated[
+        str | None,
+        Query(
+            alias="transferId",
+            json_schema_extra={"pattern": id_pattern("tfr")},
+            max_length=id_chars_max,
+        ),
+    ] = None,
     purpose: DocumentPurpose | None = None,
     status: DocumentStatus | None = None,
 ) -> ListResponse[DocumentRead]:

@@ -48,6 +48,7 @@ class UploadRequestCreate(RequestModel):
     )
     content_type: Annotated[StrictStr, Field(min_length=1, max_length=100)] = Field(
         description=f"One of {', '.join(ACCEPTED_CONTENT_TYPES)}; checked against the bytes",
+        json_schema_extra={"enum": list(ACCEPTED_CONTENT_TYPES)},
         examples=["application/pdf"],
     )
     size: StrictInt = Field(

@@ -45,5 +45,10 @@ def new_id(prefix: str) -> str:
     return f"{prefix}_{str(_next_ulid()).lower()}"
 
 
+def id_pattern(prefix: str) -> str:
+    """The JSON Schema pattern of an id with this prefix (what `looks_like_id` accepts)."""
+    return f"^{prefix}_[0-9a-hjkmnp-tv-z]{{26}}$"
+
+
 def looks_like_id(value: str, prefix: str) -> bool:
     return value.startswith(prefix + "_") and bool(_ID_PATTERN.match(value))

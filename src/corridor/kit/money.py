@@ -86,6 +86,8 @@ CURRENCIES: dict[str, Currency] = {
 }
 
 MINOR_UNITS_MAX = 10**17  # bounds what one request can carry; balances stay inside int64
+# Up to 17 digits: below MINOR_UNITS_MAX (10**17, itself allowed but not stated).
+minor_units_pattern = r"^(0|[1-9][0-9]{0,16})$"
 _MINOR_UNITS_PATTERN = re.compile(r"^(0|[1-9][0-9]*)$")
 _DECIMAL_PATTERN = re.compile(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?$")
 

@@ -16,7 +16,8 @@ from corridor.kit.schemas import ResponseModel
 
 page_size_default = 50
 page_size_max = 250
-_CURSOR_PATTERN = re.compile(r"^[a-z]+_[0-9a-z]{26}$")
+cursor_pattern = r"^[a-z]+_[0-9a-z]{26}$"
+_CURSOR_PATTERN = re.compile(cursor_pattern)
 
 Item = TypeVar("Item")
 Shown = TypeVar("Shown")

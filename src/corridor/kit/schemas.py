@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, ClassVar
 
@@ -25,7 +24,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
 from corridor.kit.clock import isoformat_z
-from corridor.kit.money import MoneyError, amount_object, currency, parse_minor_units
+from corridor.kit.money import CURRENCIES, MoneyError, amount_object, currency, parse_minor_units
 
 # Characters no name, reference or remark needs and that can hide or disguise text: C0
 # controls but tab, line feed and carriage return; DEL and the C1 controls; zero-width
@@ -38,6 +37,8 @@ _HIDDEN_CHARACTERS = (
 _LINE_BREAKS = r"\t\n\r\u2028\u2029"
 # The same classes as JSON Schema (ECMA-262) patterns, stated in the OpenAPI document.
 multi_line_text_pattern = f"^[^{_HIDDEN_CHARACTERS}]*$"
+# An http(s) URL: no whitespace and none of the characters above.
+web_address_pattern = rf"^https?://[^\s{_HIDDEN_CHARACTERS}]*$"
 single_line_text_pattern = f"^[^{_HIDDEN_CHARACTERS}{_LINE_BREAKS}]*$"
 _MULTI_LINE = re.compile(f"[{_HIDDEN_CHARACTERS}]")
 _SINGLE_LINE = re.compile(f"[{_HIDDEN_CHARACTERS}{_LINE_BREAKS}]")
@@ -66,18 +67,21 @@ def refuse_line_breaks_and_hidden_characters(text: str) -> str:
     return text
 
 
-@dataclass(frozen=True, slots=True)
-class _StatedPattern:
-    """Puts the pattern a validator applies into the field's JSON schema (a marker, not a
-    `Field(json_schema_extra=…)`, so it composes with `Omittable`'s callable)."""
+class InSchema:
+    """JSON Schema keywords stating what a field's validator demands (pattern, enum,
+    minimum, …), added to the field's schema so the OpenAPI document is as strict as the
+    server. A marker inside `Annotated`, so it composes with any `Field(...)`."""
 
-    pattern: str
+    __slots__ = ("keywords",)
+
+    def __init__(self, **keywords: Any) -> None:
+        self.keywords = keywords
 
     def __get_pydantic_json_schema__(
         self, core_schema: CoreSchema, handler: GetJsonSchemaHandler
     ) -> JsonSchemaValue:
         schema = handler(core_schema)
-        schema["pattern"] = self.pattern
+        schema.update(self.keywords)
         return schema
 
 
@@ -85,13 +89,13 @@ class _StatedPattern:
 MultiLineText = Annotated[
     StrictStr,
     AfterValidator(refuse_hidden_characters),
-    _StatedPattern(multi_line_text_pattern),
+    InSchema(pattern=multi_line_text_pattern),
 ]
 # Names, titles, labels and references: one line of visible text.
 SingleLineText = Annotated[
     StrictStr,
     AfterValidator(refuse_line_breaks_and_hidden_characters),
-    _StatedPattern(single_line_text_pattern),
+    InSchema(pattern=single_line_text_pattern),
 ]
 
 
@@ -210,8 +214,13 @@ def _country_code(code: str) -> str:
     return code
 
 
-CurrencyCode = Annotated[StrictStr, AfterValidator(_currency_code)]
-CountryCode = Annotated[StrictStr, AfterValidator(_country_code)]
+CurrencyCode = Annotated[
+    StrictStr, AfterValidator(_currency_code), InSchema(enum=sorted(CURRENCIES))
+]
+country_code_pattern = "^[A-Z]{2}$"
+CountryCode = Annotated[
+    StrictStr, AfterValidator(_country_code), InSchema(pattern=country_code_pattern)
+]
 ShortText = Annotated[SingleLineText, Field(min_length=1, max_length=200)]
 
 

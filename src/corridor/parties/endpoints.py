@@ -7,6 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Response
 
+from corridor.kit.ids import id_pattern
 from corridor.kit.pagination import ListResponse, PageRequest
 from corridor.parties import service
 from corridor.parties.addresses import Chain
@@ -38,12 +39,19 @@ CustomerFilter = Annotated[
     str | None,
     Query(
         alias="customerId",
+        json_schema_extra={"pattern": id_pattern("cus")},
         max_length=64,
         description="Only this customer's (its own and its counterparties')",
     ),
 ]
 CounterpartyFilter = Annotated[
-    str | None, Query(alias="counterpartyId", max_length=64, description="Only this one's")
+    str | None,
+    Query(
+        alias="counterpartyId",
+        json_schema_extra={"pattern": id_pattern("cp")},
+        max_length=64,
+        description="Only this one's",
+    ),
 ]
 StatusFilter = Annotated[PartyStatus | None, Query(description="ACTIVE or CLOSED")]
 
@@ -80,7 +88,13 @@ async def list_counterparties(
     context: Context,
     page: Annotated[PageRequest, Depends(page_request)],
     customer_id: Annotated[
-        str | None, Query(alias="customerId", max_length=64, description="Only this customer's")
+        str | None,
+        Query(
+            alias="customerId",
+            json_schema_extra={"pattern": id_pattern("cus")},
+            max_length=64,
+            description="Only this customer's",
+        ),
     ] = None,
     beneficiary_type: Annotated[
         BeneficiaryType | None,

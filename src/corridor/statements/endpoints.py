@@ -6,10 +6,11 @@ from __future__ import annotations
 from enum import Enum, StrEnum
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Path, Query, Response
 
 from corridor.kit.errors import ValidationFailed
 from corridor.statements import exports, service
+from corridor.statements.rules import period_pattern
 from corridor.statements.schemas import NonBalanceStatementRead, StatementRead
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
@@ -50,6 +51,11 @@ def _chosen_format(context: Context, asked: StatementFormat | None) -> Statement
     return StatementFormat.JSON
 
 
+PeriodText = Annotated[
+    str, Path(description="A UTC month, YYYY-MM", json_schema_extra={"pattern": period_pattern})
+]
+
+
 def _check_period_text(period: str) -> None:
     if len(period) > period_chars_max:
         raise ValidationFailed("period", "must be a month as YYYY-MM, e.g. 2026-01")
@@ -70,7 +76,7 @@ def _check_period_text(period: str) -> None:
     },
 )
 async def get_statement(
-    account_id: str, period: str, context: Context, format: FormatQuery = None
+    account_id: str, period: PeriodText, context: Context, format: FormatQuery = None
 ) -> Response:
     """The UTC month `period` (YYYY-MM): opening balance, every balance transaction with the
     running balance, closing balance, totals in and out. JSON, or with `Accept: text/csv` /
@@ -108,7 +114,7 @@ async def get_statement(
     summary="List a month's transfers that passed through an account",
 )
 async def get_non_balance_statement(
-    account_id: str, period: str, context: Context
+    account_id: str, period: PeriodText, context: Context
 ) -> NonBalanceStatementRead:
     """Deposits of the month to the account's virtual accounts (its virtual bank account,
     fixed routes' accounts, deposit wallets) whose transfers went on without touching the

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 _PERIOD = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
+# What parse_period accepts, as a JSON Schema pattern (years 2000 to 9999).
+period_pattern = r"^[2-9][0-9]{3}-(0[1-9]|1[0-2])$"
 # A statement lists every balance transaction of its month; beyond this it is refused
 # (the paginated balance-transactions list has them all).
 statement_lines_max = 20_000

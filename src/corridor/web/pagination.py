@@ -6,7 +6,12 @@ from typing import Annotated
 
 from fastapi import Depends, Query
 
-from corridor.kit.pagination import PageRequest, page_size_default, page_size_max
+from corridor.kit.pagination import (
+    PageRequest,
+    cursor_pattern,
+    page_size_default,
+    page_size_max,
+)
 
 
 async def page_request(
@@ -14,7 +19,12 @@ async def page_request(
         int, Query(ge=1, le=page_size_max, description="Items per page, 1 to 250")
     ] = page_size_default,
     cursor: Annotated[
-        str | None, Query(max_length=64, description="`nextCursor` of the previous page")
+        str | None,
+        Query(
+            max_length=64,
+            description="`nextCursor` of the previous page",
+            json_schema_extra={"pattern": cursor_pattern},
+        ),
     ] = None,
 ) -> PageRequest:
     return PageRequest.checked(limit=limit, cursor=cursor)

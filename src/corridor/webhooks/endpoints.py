@@ -10,6 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Depends, Query, Response
 
 from corridor.kit.errors import ValidationFailed
+from corridor.kit.ids import id_pattern
 from corridor.kit.pagination import ListResponse, PageRequest, page_size_max
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
@@ -253,7 +254,12 @@ async def message_filter(
         Query(max_length=id_chars_max, description="A resource id the message concerns"),
     ] = None,
     iterator: Annotated[
-        str | None, Query(max_length=id_chars_max, description="`iterator` of the previous page")
+        str | None,
+        Query(
+            max_length=id_chars_max,
+            description="`iterator` of the previous page",
+            json_schema_extra={"pattern": id_pattern("msg")},
+        ),
     ] = None,
     limit: Annotated[
         int, Query(ge=1, le=page_size_max, description="Messages per page, 1 to 250")

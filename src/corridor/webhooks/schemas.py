@@ -8,12 +8,14 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, Field, StrictBool, StrictStr
 
 from corridor.kit.schemas import (
+    InSchema,
     MultiLineText,
     Omittable,
     RequestModel,
     ResponseModel,
     ShownOnce,
     Timestamp,
+    web_address_pattern,
 )
 from corridor.models.webhook import WebhookAttempt, WebhookEndpoint
 from corridor.webhooks.rules import AttemptStatus, DeliveryStatus, DisabledReason, Trigger
@@ -60,6 +62,7 @@ EndpointUrl = Annotated[
         description="https in production; must reach a public address",
         examples=["https://example.com/webhooks/corridor"],
     ),
+    InSchema(pattern=web_address_pattern),
 ]
 Description = Annotated[
     MultiLineText,

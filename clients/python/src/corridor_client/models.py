@@ -3,10 +3,18 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
+from datetime import date
+from enum import Enum, StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, ConfigDict, Field, RootModel, StringConstraints
+from pydantic import (
+    AwareDatetime,
+    ConfigDict,
+    EmailStr,
+    Field,
+    RootModel,
+    StringConstraints,
+)
 from typing_extensions import TypeAliasType
 
 from corridor_client._base import CorridorModel
@@ -95,13 +103,7 @@ class AddressIn(CorridorModel):
             title="Postalcode",
         ),
     ] = None
-    country: Annotated[
-        str,
-        Field(
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Country",
-        ),
-    ]
+    country: Annotated[str, Field(pattern="^[A-Z]{2}$", title="Country")]
 
 
 class AgentKeyCreate(CorridorModel):
@@ -197,6 +199,62 @@ class Amount(CorridorModel):
     ]
 
 
+class Currency(StrEnum):
+    aed = "AED"
+    ars = "ARS"
+    aud = "AUD"
+    bhd = "BHD"
+    brl = "BRL"
+    cad = "CAD"
+    chf = "CHF"
+    clp = "CLP"
+    cny = "CNY"
+    cop = "COP"
+    czk = "CZK"
+    dkk = "DKK"
+    eur = "EUR"
+    eurc = "EURC"
+    gbp = "GBP"
+    hkd = "HKD"
+    huf = "HUF"
+    idr = "IDR"
+    ils = "ILS"
+    inr = "INR"
+    isk = "ISK"
+    jod = "JOD"
+    jpy = "JPY"
+    kes = "KES"
+    krw = "KRW"
+    kwd = "KWD"
+    mxn = "MXN"
+    myr = "MYR"
+    ngn = "NGN"
+    nok = "NOK"
+    nzd = "NZD"
+    omr = "OMR"
+    pen = "PEN"
+    php = "PHP"
+    pln = "PLN"
+    pyusd = "PYUSD"
+    ron = "RON"
+    sar = "SAR"
+    sek = "SEK"
+    sgd = "SGD"
+    thb = "THB"
+    tnd = "TND"
+    try_ = "TRY"
+    twd = "TWD"
+    ugx = "UGX"
+    usd = "USD"
+    usdb = "USDB"
+    usdc = "USDC"
+    usdt = "USDT"
+    vnd = "VND"
+    xaf = "XAF"
+    xof = "XOF"
+    zar = "ZAR"
+
+
 class AmountIn(CorridorModel):
     """
     Request amount: integer minor units in a string.
@@ -205,13 +263,7 @@ class AmountIn(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    currency: Annotated[
-        str,
-        Field(
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Currency",
-        ),
-    ]
+    currency: Annotated[Currency, Field(title="Currency")]
     value: Annotated[
         str,
         Field(
@@ -444,13 +496,7 @@ class BankCodeValidation(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    country: Annotated[
-        str,
-        Field(
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Country",
-        ),
-    ]
+    country: Annotated[str, Field(pattern="^[A-Z]{2}$", title="Country")]
     routing_number: Annotated[
         str | None,
         Field(
@@ -530,15 +576,7 @@ class BusinessCustomerCreate(CorridorModel):
             title="Legalname",
         ),
     ]
-    email: Annotated[
-        str,
-        Field(
-            max_length=320,
-            min_length=3,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Email",
-        ),
-    ]
+    email: Annotated[EmailStr, Field(max_length=320, min_length=3, title="Email")]
     dba_name: Annotated[
         str | None,
         Field(
@@ -563,7 +601,7 @@ class BusinessCustomerCreate(CorridorModel):
         str | None,
         Field(
             alias="incorporationCountry",
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            pattern="^[A-Z]{2}$",
             title="Incorporationcountry",
         ),
     ] = None
@@ -572,17 +610,12 @@ class BusinessCustomerCreate(CorridorModel):
         str | None,
         Field(
             max_length=2048,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            pattern="^https?://[^\\s\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Website",
         ),
     ] = None
     phone: Annotated[
-        str | None,
-        Field(
-            max_length=32,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Phone",
-        ),
+        str | None, Field(max_length=32, pattern="^\\+[1-9][0-9]{6,14}$", title="Phone")
     ] = None
     tos_acceptance_id: Annotated[
         str | None,
@@ -648,13 +681,116 @@ class Chain(StrEnum):
     tron = "TRON"
 
 
-class AccountCurrency(RootModel[str]):
-    root: Annotated[
-        str,
-        Field(
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$"
-        ),
-    ]
+class AccountCurrency(StrEnum):
+    aed = "AED"
+    ars = "ARS"
+    aud = "AUD"
+    bhd = "BHD"
+    brl = "BRL"
+    cad = "CAD"
+    chf = "CHF"
+    clp = "CLP"
+    cny = "CNY"
+    cop = "COP"
+    czk = "CZK"
+    dkk = "DKK"
+    eur = "EUR"
+    eurc = "EURC"
+    gbp = "GBP"
+    hkd = "HKD"
+    huf = "HUF"
+    idr = "IDR"
+    ils = "ILS"
+    inr = "INR"
+    isk = "ISK"
+    jod = "JOD"
+    jpy = "JPY"
+    kes = "KES"
+    krw = "KRW"
+    kwd = "KWD"
+    mxn = "MXN"
+    myr = "MYR"
+    ngn = "NGN"
+    nok = "NOK"
+    nzd = "NZD"
+    omr = "OMR"
+    pen = "PEN"
+    php = "PHP"
+    pln = "PLN"
+    pyusd = "PYUSD"
+    ron = "RON"
+    sar = "SAR"
+    sek = "SEK"
+    sgd = "SGD"
+    thb = "THB"
+    tnd = "TND"
+    try_ = "TRY"
+    twd = "TWD"
+    ugx = "UGX"
+    usd = "USD"
+    usdb = "USDB"
+    usdc = "USDC"
+    usdt = "USDT"
+    vnd = "VND"
+    xaf = "XAF"
+    xof = "XOF"
+    zar = "ZAR"
+
+
+class ReportingCurrency(StrEnum):
+    aed = "AED"
+    ars = "ARS"
+    aud = "AUD"
+    bhd = "BHD"
+    brl = "BRL"
+    cad = "CAD"
+    chf = "CHF"
+    clp = "CLP"
+    cny = "CNY"
+    cop = "COP"
+    czk = "CZK"
+    dkk = "DKK"
+    eur = "EUR"
+    eurc = "EURC"
+    gbp = "GBP"
+    hkd = "HKD"
+    huf = "HUF"
+    idr = "IDR"
+    ils = "ILS"
+    inr = "INR"
+    isk = "ISK"
+    jod = "JOD"
+    jpy = "JPY"
+    kes = "KES"
+    krw = "KRW"
+    kwd = "KWD"
+    mxn = "MXN"
+    myr = "MYR"
+    ngn = "NGN"
+    nok = "NOK"
+    nzd = "NZD"
+    omr = "OMR"
+    pen = "PEN"
+    php = "PHP"
+    pln = "PLN"
+    pyusd = "PYUSD"
+    ron = "RON"
+    sar = "SAR"
+    sek = "SEK"
+    sgd = "SGD"
+    thb = "THB"
+    tnd = "TND"
+    try_ = "TRY"
+    twd = "TWD"
+    ugx = "UGX"
+    usd = "USD"
+    usdb = "USDB"
+    usdc = "USDC"
+    usdt = "USDT"
+    vnd = "VND"
+    xaf = "XAF"
+    xof = "XOF"
+    zar = "ZAR"
 
 
 class Confirmation(CorridorModel):
@@ -722,15 +858,7 @@ class CounterpartyCreate(CorridorModel):
     ]
     beneficiary_type: Annotated[BeneficiaryType, Field(alias="beneficiaryType")]
     address: AddressIn
-    email: Annotated[
-        str | None,
-        Field(
-            max_length=320,
-            min_length=3,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Email",
-        ),
-    ] = None
+    email: Annotated[EmailStr | None, Field(max_length=320, min_length=3, title="Email")] = None
 
 
 class CounterpartyUpdate(CorridorModel):
@@ -752,15 +880,7 @@ class CounterpartyUpdate(CorridorModel):
     ] = None
     beneficiary_type: Annotated[BeneficiaryType | None, Field(alias="beneficiaryType")] = None
     address: AddressIn | None = None
-    email: Annotated[
-        str | None,
-        Field(
-            max_length=320,
-            min_length=3,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Email",
-        ),
-    ] = None
+    email: Annotated[EmailStr | None, Field(max_length=320, min_length=3, title="Email")] = None
 
 
 class CurrencyBalanceRead(CorridorModel):
@@ -834,22 +954,9 @@ class CustomerUpdate(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    email: Annotated[
-        str | None,
-        Field(
-            max_length=320,
-            min_length=3,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Email",
-        ),
-    ] = None
+    email: Annotated[EmailStr | None, Field(max_length=320, min_length=3, title="Email")] = None
     phone: Annotated[
-        str | None,
-        Field(
-            max_length=32,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Phone",
-        ),
+        str | None, Field(max_length=32, pattern="^\\+[1-9][0-9]{6,14}$", title="Phone")
     ] = None
     address: AddressIn | None = None
     first_name: Annotated[
@@ -896,7 +1003,7 @@ class CustomerUpdate(CorridorModel):
         str | None,
         Field(
             max_length=2048,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            pattern="^https?://[^\\s\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Website",
         ),
     ] = None
@@ -1026,6 +1133,62 @@ class DepositRead(CorridorModel):
     received_at: Annotated[str, Field(alias="receivedAt", title="Receivedat")]
 
 
+class Currency1(Enum):
+    aed = "AED"
+    ars = "ARS"
+    aud = "AUD"
+    bhd = "BHD"
+    brl = "BRL"
+    cad = "CAD"
+    chf = "CHF"
+    clp = "CLP"
+    cny = "CNY"
+    cop = "COP"
+    czk = "CZK"
+    dkk = "DKK"
+    eur = "EUR"
+    eurc = "EURC"
+    gbp = "GBP"
+    hkd = "HKD"
+    huf = "HUF"
+    idr = "IDR"
+    ils = "ILS"
+    inr = "INR"
+    isk = "ISK"
+    jod = "JOD"
+    jpy = "JPY"
+    kes = "KES"
+    krw = "KRW"
+    kwd = "KWD"
+    mxn = "MXN"
+    myr = "MYR"
+    ngn = "NGN"
+    nok = "NOK"
+    nzd = "NZD"
+    omr = "OMR"
+    pen = "PEN"
+    php = "PHP"
+    pln = "PLN"
+    pyusd = "PYUSD"
+    ron = "RON"
+    sar = "SAR"
+    sek = "SEK"
+    sgd = "SGD"
+    thb = "THB"
+    tnd = "TND"
+    try_ = "TRY"
+    twd = "TWD"
+    ugx = "UGX"
+    usd = "USD"
+    usdb = "USDB"
+    usdc = "USDC"
+    usdt = "USDT"
+    vnd = "VND"
+    xaf = "XAF"
+    xof = "XOF"
+    zar = "ZAR"
+
+
 class DestinationRead(CorridorModel):
     """
     Spec 2.4, with the update-only fields once set.
@@ -1082,6 +1245,14 @@ class DestinationRead(CorridorModel):
     ] = None
 
 
+class Percent(RootModel[float]):
+    root: Annotated[float, Field(examples=[0.005], ge=0.0, le=1.0, title="Percent")] = 0
+
+
+class Percent1(RootModel[int]):
+    root: Annotated[int, Field(examples=[0.005], ge=0, le=1, title="Percent")] = 0
+
+
 class DeveloperFeeIn(CorridorModel):
     """
     `fixed` minor units of the source currency plus `percent` (0..1) of the amount.
@@ -1098,7 +1269,10 @@ class DeveloperFeeIn(CorridorModel):
             title="Fixed",
         ),
     ] = "0"
-    percent: Annotated[float | int | None, Field(examples=[0.005], title="Percent")] = 0
+    percent: Annotated[
+        Percent | Percent1 | None,
+        Field(examples=[0.005], title="Percent", validate_default=True),
+    ] = 0
 
 
 class DeveloperFeeRead(CorridorModel):
@@ -1160,7 +1334,7 @@ class EndpointCreate(CorridorModel):
             examples=["https://example.com/webhooks/corridor"],
             max_length=2048,
             min_length=1,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            pattern="^https?://[^\\s\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Url",
         ),
     ]
@@ -1235,7 +1409,7 @@ class EndpointUpdate(CorridorModel):
             examples=["https://example.com/webhooks/corridor"],
             max_length=2048,
             min_length=1,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            pattern="^https?://[^\\s\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Url",
         ),
     ] = None
@@ -1273,6 +1447,62 @@ class EntityRole(StrEnum):
     authorized_signer = "AUTHORIZED_SIGNER"
 
 
+class Currency2(StrEnum):
+    aed = "AED"
+    ars = "ARS"
+    aud = "AUD"
+    bhd = "BHD"
+    brl = "BRL"
+    cad = "CAD"
+    chf = "CHF"
+    clp = "CLP"
+    cny = "CNY"
+    cop = "COP"
+    czk = "CZK"
+    dkk = "DKK"
+    eur = "EUR"
+    eurc = "EURC"
+    gbp = "GBP"
+    hkd = "HKD"
+    huf = "HUF"
+    idr = "IDR"
+    ils = "ILS"
+    inr = "INR"
+    isk = "ISK"
+    jod = "JOD"
+    jpy = "JPY"
+    kes = "KES"
+    krw = "KRW"
+    kwd = "KWD"
+    mxn = "MXN"
+    myr = "MYR"
+    ngn = "NGN"
+    nok = "NOK"
+    nzd = "NZD"
+    omr = "OMR"
+    pen = "PEN"
+    php = "PHP"
+    pln = "PLN"
+    pyusd = "PYUSD"
+    ron = "RON"
+    sar = "SAR"
+    sek = "SEK"
+    sgd = "SGD"
+    thb = "THB"
+    tnd = "TND"
+    try_ = "TRY"
+    twd = "TWD"
+    ugx = "UGX"
+    usd = "USD"
+    usdb = "USDB"
+    usdc = "USDC"
+    usdt = "USDT"
+    vnd = "VND"
+    xaf = "XAF"
+    xof = "XOF"
+    zar = "ZAR"
+
+
 class ExternalAccountCreate(CorridorModel):
     """
     A US account (`accountNumber` + `routingNumber`), an IBAN (+ `bic` for SWIFT), or
@@ -1302,20 +1532,8 @@ class ExternalAccountCreate(CorridorModel):
             title="Counterpartyid",
         ),
     ] = None
-    currency: Annotated[
-        str,
-        Field(
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Currency",
-        ),
-    ]
-    country: Annotated[
-        str,
-        Field(
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Country",
-        ),
-    ]
+    currency: Annotated[Currency2, Field(title="Currency")]
+    country: Annotated[str, Field(pattern="^[A-Z]{2}$", title="Country")]
     account_holder_name: Annotated[
         str,
         Field(
@@ -1591,47 +1809,20 @@ class IndividualCustomerCreate(CorridorModel):
             title="Lastname",
         ),
     ]
-    email: Annotated[
-        str,
-        Field(
-            max_length=320,
-            min_length=3,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Email",
-        ),
-    ]
-    date_of_birth: Annotated[
-        str | None,
-        Field(
-            alias="dateOfBirth",
-            max_length=10,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Dateofbirth",
-        ),
-    ] = None
+    email: Annotated[EmailStr, Field(max_length=320, min_length=3, title="Email")]
+    date_of_birth: Annotated[date | None, Field(alias="dateOfBirth", title="Dateofbirth")] = None
     phone: Annotated[
-        str | None,
-        Field(
-            max_length=32,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Phone",
-        ),
+        str | None, Field(max_length=32, pattern="^\\+[1-9][0-9]{6,14}$", title="Phone")
     ] = None
     address: AddressIn | None = None
-    nationality: Annotated[
-        str | None,
-        Field(
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Nationality",
-        ),
-    ] = None
+    nationality: Annotated[str | None, Field(pattern="^[A-Z]{2}$", title="Nationality")] = None
     tax_identification_number: Annotated[
         str | None,
         Field(
             alias="taxIdentificationNumber",
             max_length=64,
             min_length=4,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            pattern="^[A-Za-z0-9][A-Za-z0-9 .-]*$",
             title="Taxidentificationnumber",
         ),
     ] = None
@@ -1656,6 +1847,18 @@ class IndividualCustomerCreate(CorridorModel):
     """
     Your own key-value pairs
     """
+
+
+class DeveloperFeePercent1(RootModel[float]):
+    root: Annotated[float, Field(ge=0.0, le=1.0, title="Developerfeepercent")]
+
+
+class DeveloperFeePercent2(RootModel[int]):
+    root: Annotated[int, Field(ge=0, le=1, title="Developerfeepercent")]
+
+
+class DeveloperFeePercent(RootModel[DeveloperFeePercent1 | DeveloperFeePercent2]):
+    root: Annotated[DeveloperFeePercent1 | DeveloperFeePercent2, Field(title="Developerfeepercent")]
 
 
 class DocumentId(RootModel[str]):
@@ -1700,6 +1903,66 @@ class LegRead(CorridorModel):
     )
 
 
+class Currency3(Enum):
+    """
+    Defaults to the funding account's currency
+    """
+
+    aed = "AED"
+    ars = "ARS"
+    aud = "AUD"
+    bhd = "BHD"
+    brl = "BRL"
+    cad = "CAD"
+    chf = "CHF"
+    clp = "CLP"
+    cny = "CNY"
+    cop = "COP"
+    czk = "CZK"
+    dkk = "DKK"
+    eur = "EUR"
+    eurc = "EURC"
+    gbp = "GBP"
+    hkd = "HKD"
+    huf = "HUF"
+    idr = "IDR"
+    ils = "ILS"
+    inr = "INR"
+    isk = "ISK"
+    jod = "JOD"
+    jpy = "JPY"
+    kes = "KES"
+    krw = "KRW"
+    kwd = "KWD"
+    mxn = "MXN"
+    myr = "MYR"
+    ngn = "NGN"
+    nok = "NOK"
+    nzd = "NZD"
+    omr = "OMR"
+    pen = "PEN"
+    php = "PHP"
+    pln = "PLN"
+    pyusd = "PYUSD"
+    ron = "RON"
+    sar = "SAR"
+    sek = "SEK"
+    sgd = "SGD"
+    thb = "THB"
+    tnd = "TND"
+    try_ = "TRY"
+    twd = "TWD"
+    ugx = "UGX"
+    usd = "USD"
+    usdb = "USDB"
+    usdc = "USDC"
+    usdt = "USDT"
+    vnd = "VND"
+    xaf = "XAF"
+    xof = "XOF"
+    zar = "ZAR"
+
+
 class LimitsIn(CorridorModel):
     """
     Minor units of `currency` in strings; null (or absent) means no limit.
@@ -1708,14 +1971,7 @@ class LimitsIn(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    currency: Annotated[
-        str | None,
-        Field(
-            examples=["USD"],
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Currency",
-        ),
-    ] = None
+    currency: Annotated[Currency3 | None, Field(examples=["USD"], title="Currency")] = None
     """
     Defaults to the funding account's currency
     """
@@ -1724,25 +1980,17 @@ class LimitsIn(CorridorModel):
         Field(
             alias="perTransfer",
             examples=["50000"],
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            pattern="^(0|[1-9][0-9]{0,16})$",
             title="Pertransfer",
         ),
     ] = None
     daily: Annotated[
         str | None,
-        Field(
-            examples=["100000"],
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Daily",
-        ),
+        Field(examples=["100000"], pattern="^(0|[1-9][0-9]{0,16})$", title="Daily"),
     ] = None
     monthly: Annotated[
         str | None,
-        Field(
-            examples=["1000000"],
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Monthly",
-        ),
+        Field(examples=["1000000"], pattern="^(0|[1-9][0-9]{0,16})$", title="Monthly"),
     ] = None
 
 
@@ -2080,6 +2328,62 @@ class QuoteFeeRead(CorridorModel):
     percent: Annotated[float, Field(examples=[0.001], title="Percent")]
 
 
+class Currency4(StrEnum):
+    aed = "AED"
+    ars = "ARS"
+    aud = "AUD"
+    bhd = "BHD"
+    brl = "BRL"
+    cad = "CAD"
+    chf = "CHF"
+    clp = "CLP"
+    cny = "CNY"
+    cop = "COP"
+    czk = "CZK"
+    dkk = "DKK"
+    eur = "EUR"
+    eurc = "EURC"
+    gbp = "GBP"
+    hkd = "HKD"
+    huf = "HUF"
+    idr = "IDR"
+    ils = "ILS"
+    inr = "INR"
+    isk = "ISK"
+    jod = "JOD"
+    jpy = "JPY"
+    kes = "KES"
+    krw = "KRW"
+    kwd = "KWD"
+    mxn = "MXN"
+    myr = "MYR"
+    ngn = "NGN"
+    nok = "NOK"
+    nzd = "NZD"
+    omr = "OMR"
+    pen = "PEN"
+    php = "PHP"
+    pln = "PLN"
+    pyusd = "PYUSD"
+    ron = "RON"
+    sar = "SAR"
+    sek = "SEK"
+    sgd = "SGD"
+    thb = "THB"
+    tnd = "TND"
+    try_ = "TRY"
+    twd = "TWD"
+    ugx = "UGX"
+    usd = "USD"
+    usdb = "USDB"
+    usdc = "USDC"
+    usdt = "USDT"
+    vnd = "VND"
+    xaf = "XAF"
+    xof = "XOF"
+    zar = "ZAR"
+
+
 class QuoteSideRead(CorridorModel):
     currency: Annotated[str, Field(examples=["USD"], title="Currency")]
     payment_rail: Annotated[str | None, Field(alias="paymentRail", title="Paymentrail")] = None
@@ -2315,14 +2619,7 @@ class RouteSourceIn(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    currency: Annotated[
-        str,
-        Field(
-            examples=["USD"],
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Currency",
-        ),
-    ]
+    currency: Annotated[Currency4, Field(examples=["USD"], title="Currency")]
     payment_rail: Annotated[RailName, Field(alias="paymentRail", examples=["WIRE"])]
 
 
@@ -2481,6 +2778,62 @@ class SecretRotated(CorridorModel):
     """
 
 
+class Currency6(Enum):
+    aed = "AED"
+    ars = "ARS"
+    aud = "AUD"
+    bhd = "BHD"
+    brl = "BRL"
+    cad = "CAD"
+    chf = "CHF"
+    clp = "CLP"
+    cny = "CNY"
+    cop = "COP"
+    czk = "CZK"
+    dkk = "DKK"
+    eur = "EUR"
+    eurc = "EURC"
+    gbp = "GBP"
+    hkd = "HKD"
+    huf = "HUF"
+    idr = "IDR"
+    ils = "ILS"
+    inr = "INR"
+    isk = "ISK"
+    jod = "JOD"
+    jpy = "JPY"
+    kes = "KES"
+    krw = "KRW"
+    kwd = "KWD"
+    mxn = "MXN"
+    myr = "MYR"
+    ngn = "NGN"
+    nok = "NOK"
+    nzd = "NZD"
+    omr = "OMR"
+    pen = "PEN"
+    php = "PHP"
+    pln = "PLN"
+    pyusd = "PYUSD"
+    ron = "RON"
+    sar = "SAR"
+    sek = "SEK"
+    sgd = "SGD"
+    thb = "THB"
+    tnd = "TND"
+    try_ = "TRY"
+    twd = "TWD"
+    ugx = "UGX"
+    usd = "USD"
+    usdb = "USDB"
+    usdc = "USDC"
+    usdt = "USDT"
+    vnd = "VND"
+    xaf = "XAF"
+    xof = "XOF"
+    zar = "ZAR"
+
+
 class SourceIn(CorridorModel):
     """
     A balance account (`accountId`), an external bank account to pull from
@@ -2512,13 +2865,7 @@ class SourceIn(CorridorModel):
             title="Externalaccountid",
         ),
     ] = None
-    currency: Annotated[
-        str | None,
-        Field(
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Currency",
-        ),
-    ] = None
+    currency: Annotated[Currency6 | None, Field(title="Currency")] = None
     payment_rail: Annotated[RailName | None, Field(alias="paymentRail")] = None
     from_address: Annotated[
         str | None,
@@ -2672,21 +3019,13 @@ class TermsOfServiceCreate(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    email: Annotated[
-        str | None,
-        Field(
-            max_length=320,
-            min_length=3,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Email",
-        ),
-    ] = None
+    email: Annotated[EmailStr | None, Field(max_length=320, min_length=3, title="Email")] = None
     redirect_url: Annotated[
         str | None,
         Field(
             alias="redirectUrl",
             max_length=2048,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            pattern="^https?://[^\\s\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
             title="Redirecturl",
         ),
     ] = None
@@ -2719,6 +3058,21 @@ class TransferCancel(CorridorModel):
             title="Reason",
         ),
     ] = None
+
+
+class DeveloperFeePercent31(RootModel[float]):
+    root: Annotated[float, Field(ge=0.0, le=1.0, title="Developerfeepercent")]
+
+
+class DeveloperFeePercent32(RootModel[int]):
+    root: Annotated[int, Field(ge=0, le=1, title="Developerfeepercent")]
+
+
+class DeveloperFeePercent3(RootModel[DeveloperFeePercent31 | DeveloperFeePercent32]):
+    root: Annotated[
+        DeveloperFeePercent31 | DeveloperFeePercent32,
+        Field(title="Developerfeepercent"),
+    ]
 
 
 class TransferDecision(CorridorModel):
@@ -2866,6 +3220,21 @@ class TransferStatus(StrEnum):
     reversed = "REVERSED"
 
 
+class DeveloperFeePercent41(RootModel[float]):
+    root: Annotated[float, Field(ge=0.0, le=1.0, title="Developerfeepercent")]
+
+
+class DeveloperFeePercent42(RootModel[int]):
+    root: Annotated[int, Field(ge=0, le=1, title="Developerfeepercent")]
+
+
+class DeveloperFeePercent4(RootModel[DeveloperFeePercent41 | DeveloperFeePercent42]):
+    root: Annotated[
+        DeveloperFeePercent41 | DeveloperFeePercent42,
+        Field(title="Developerfeepercent"),
+    ]
+
+
 class TransliteratedAddress(CorridorModel):
     address_line1: Annotated[str | None, Field(alias="addressLine1", title="Addressline1")] = None
     address_line2: Annotated[str | None, Field(alias="addressLine2", title="Addressline2")] = None
@@ -2914,6 +3283,19 @@ class Trigger(StrEnum):
     manual = "MANUAL"
 
 
+class ContentType(StrEnum):
+    """
+    One of application/pdf, image/jpeg, image/png, image/webp, image/heic, image/tiff; checked against the bytes
+    """
+
+    application_pdf = "application/pdf"
+    image_jpeg = "image/jpeg"
+    image_png = "image/png"
+    image_webp = "image/webp"
+    image_heic = "image/heic"
+    image_tiff = "image/tiff"
+
+
 class UploadRequestCreate(CorridorModel):
     """
     What the file will be. Send `customerId`, `transferId` (the customer is the
@@ -2958,15 +3340,8 @@ class UploadRequestCreate(CorridorModel):
         ),
     ]
     content_type: Annotated[
-        str,
-        Field(
-            alias="contentType",
-            examples=["application/pdf"],
-            max_length=100,
-            min_length=1,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Contenttype",
-        ),
+        ContentType,
+        Field(alias="contentType", examples=["application/pdf"], title="Contenttype"),
     ]
     """
     One of application/pdf, image/jpeg, image/png, image/webp, image/heic, image/tiff; checked against the bytes
@@ -3325,7 +3700,7 @@ class AssociatedEntityCreate(CorridorModel):
         Field(
             alias="ownershipPercentage",
             max_length=6,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            pattern="^(100(\\.0{1,2})?|0\\.(0[1-9]|[1-9][0-9]?)|[1-9][0-9]?(\\.[0-9]{1,2})?)$",
             title="Ownershippercentage",
         ),
     ] = None
@@ -3352,39 +3727,12 @@ class AssociatedEntityCreate(CorridorModel):
             title="Lastname",
         ),
     ] = None
-    email: Annotated[
-        str | None,
-        Field(
-            max_length=320,
-            min_length=3,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Email",
-        ),
-    ] = None
+    email: Annotated[EmailStr | None, Field(max_length=320, min_length=3, title="Email")] = None
     phone: Annotated[
-        str | None,
-        Field(
-            max_length=32,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Phone",
-        ),
+        str | None, Field(max_length=32, pattern="^\\+[1-9][0-9]{6,14}$", title="Phone")
     ] = None
-    date_of_birth: Annotated[
-        str | None,
-        Field(
-            alias="dateOfBirth",
-            max_length=10,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Dateofbirth",
-        ),
-    ] = None
-    nationality: Annotated[
-        str | None,
-        Field(
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Nationality",
-        ),
-    ] = None
+    date_of_birth: Annotated[date | None, Field(alias="dateOfBirth", title="Dateofbirth")] = None
+    nationality: Annotated[str | None, Field(pattern="^[A-Z]{2}$", title="Nationality")] = None
     title: Annotated[
         str | None,
         Field(
@@ -3400,7 +3748,7 @@ class AssociatedEntityCreate(CorridorModel):
             alias="taxIdentificationNumber",
             max_length=64,
             min_length=4,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            pattern="^[A-Za-z0-9][A-Za-z0-9 .-]*$",
             title="Taxidentificationnumber",
         ),
     ] = None
@@ -3428,7 +3776,7 @@ class AssociatedEntityCreate(CorridorModel):
         str | None,
         Field(
             alias="incorporationCountry",
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            pattern="^[A-Z]{2}$",
             title="Incorporationcountry",
         ),
     ] = None
@@ -3492,7 +3840,7 @@ class AssociatedEntityUpdate(CorridorModel):
         Field(
             alias="ownershipPercentage",
             max_length=6,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            pattern="^(100(\\.0{1,2})?|0\\.(0[1-9]|[1-9][0-9]?)|[1-9][0-9]?(\\.[0-9]{1,2})?)$",
             title="Ownershippercentage",
         ),
     ] = None
@@ -3519,39 +3867,12 @@ class AssociatedEntityUpdate(CorridorModel):
             title="Lastname",
         ),
     ] = None
-    email: Annotated[
-        str | None,
-        Field(
-            max_length=320,
-            min_length=3,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Email",
-        ),
-    ] = None
+    email: Annotated[EmailStr | None, Field(max_length=320, min_length=3, title="Email")] = None
     phone: Annotated[
-        str | None,
-        Field(
-            max_length=32,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Phone",
-        ),
+        str | None, Field(max_length=32, pattern="^\\+[1-9][0-9]{6,14}$", title="Phone")
     ] = None
-    date_of_birth: Annotated[
-        str | None,
-        Field(
-            alias="dateOfBirth",
-            max_length=10,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Dateofbirth",
-        ),
-    ] = None
-    nationality: Annotated[
-        str | None,
-        Field(
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Nationality",
-        ),
-    ] = None
+    date_of_birth: Annotated[date | None, Field(alias="dateOfBirth", title="Dateofbirth")] = None
+    nationality: Annotated[str | None, Field(pattern="^[A-Z]{2}$", title="Nationality")] = None
     title: Annotated[
         str | None,
         Field(
@@ -3567,7 +3888,7 @@ class AssociatedEntityUpdate(CorridorModel):
             alias="taxIdentificationNumber",
             max_length=64,
             min_length=4,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            pattern="^[A-Za-z0-9][A-Za-z0-9 .-]*$",
             title="Taxidentificationnumber",
         ),
     ] = None
@@ -3595,7 +3916,7 @@ class AssociatedEntityUpdate(CorridorModel):
         str | None,
         Field(
             alias="incorporationCountry",
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            pattern="^[A-Z]{2}$",
             title="Incorporationcountry",
         ),
     ] = None
@@ -3727,7 +4048,7 @@ class BusinessVerification(CorridorModel):
         str | None,
         Field(
             alias="incorporationCountry",
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            pattern="^[A-Z]{2}$",
             title="Incorporationcountry",
         ),
     ] = None
@@ -3829,13 +4150,8 @@ class ConfigurationUpdate(CorridorModel):
         bool | None, Field(alias="webhookHistoryEnabled", title="Webhookhistoryenabled")
     ] = None
     reporting_currency: Annotated[
-        str | None,
-        Field(
-            alias="reportingCurrency",
-            examples=["USD"],
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Reportingcurrency",
-        ),
+        ReportingCurrency | None,
+        Field(alias="reportingCurrency", examples=["USD"], title="Reportingcurrency"),
     ] = None
     requests_per_second_per_key: Annotated[
         int | None,
@@ -3999,13 +4315,7 @@ class DestinationIn(CorridorModel):
             title="Toaddress",
         ),
     ] = None
-    currency: Annotated[
-        str | None,
-        Field(
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Currency",
-        ),
-    ] = None
+    currency: Annotated[Currency1 | None, Field(title="Currency")] = None
     payment_rail: Annotated[RailName | None, Field(alias="paymentRail")] = None
     wire_message: Annotated[
         str | None,
@@ -4483,22 +4793,9 @@ class IdDocumentIn(CorridorModel):
         ),
     ]
     issuing_country: Annotated[
-        str,
-        Field(
-            alias="issuingCountry",
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Issuingcountry",
-        ),
+        str, Field(alias="issuingCountry", pattern="^[A-Z]{2}$", title="Issuingcountry")
     ]
-    expires_on: Annotated[
-        str | None,
-        Field(
-            alias="expiresOn",
-            max_length=10,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Expireson",
-        ),
-    ] = None
+    expires_on: Annotated[date | None, Field(alias="expiresOn", title="Expireson")] = None
 
 
 class IndividualVerification(CorridorModel):
@@ -4509,15 +4806,7 @@ class IndividualVerification(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    date_of_birth: Annotated[
-        str | None,
-        Field(
-            alias="dateOfBirth",
-            max_length=10,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Dateofbirth",
-        ),
-    ] = None
+    date_of_birth: Annotated[date | None, Field(alias="dateOfBirth", title="Dateofbirth")] = None
     address: AddressIn | None = None
     tax_identification_number: Annotated[
         str | None,
@@ -4525,17 +4814,11 @@ class IndividualVerification(CorridorModel):
             alias="taxIdentificationNumber",
             max_length=64,
             min_length=4,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            pattern="^[A-Za-z0-9][A-Za-z0-9 .-]*$",
             title="Taxidentificationnumber",
         ),
     ] = None
-    nationality: Annotated[
-        str | None,
-        Field(
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Nationality",
-        ),
-    ] = None
+    nationality: Annotated[str | None, Field(pattern="^[A-Z]{2}$", title="Nationality")] = None
     id_document: Annotated[IdDocumentIn | None, Field(alias="idDocument")] = None
 
 
@@ -4605,7 +4888,7 @@ class IntentQuoteCreate(CorridorModel):
         ),
     ] = None
     developer_fee_percent: Annotated[
-        float | int | None,
+        DeveloperFeePercent | None,
         Field(alias="developerFeePercent", title="Developerfeepercent"),
     ] = None
     document_ids: Annotated[
@@ -4834,14 +5117,7 @@ class QuoteSide(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    currency: Annotated[
-        str,
-        Field(
-            examples=["USD"],
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
-            title="Currency",
-        ),
-    ]
+    currency: Annotated[Currency4, Field(examples=["USD"], title="Currency")]
     payment_rail: Annotated[RailName | None, Field(alias="paymentRail")] = None
 
 
@@ -4964,7 +5240,7 @@ class TransferCreate(CorridorModel):
         ),
     ] = None
     developer_fee_percent: Annotated[
-        float | int | None,
+        DeveloperFeePercent3 | None,
         Field(alias="developerFeePercent", title="Developerfeepercent"),
     ] = None
     document_ids: Annotated[
@@ -5053,7 +5329,7 @@ class TransferUpdate(CorridorModel):
         ),
     ] = None
     developer_fee_percent: Annotated[
-        float | int | None,
+        DeveloperFeePercent4 | None,
         Field(alias="developerFeePercent", title="Developerfeepercent"),
     ] = None
     document_ids: Annotated[
@@ -5161,7 +5437,7 @@ class AgentUpdate(CorridorModel):
         Field(
             examples=["paused"],
             max_length=20,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            pattern="^([Aa][Cc][Tt][Ii][Vv][Ee]|[Pp][Aa][Uu][Ss][Ee][Dd])$",
             title="Status",
         ),
     ] = None

@@ -30,12 +30,14 @@ from corridor.kit.schemas import (
     Amount,
     AmountIn,
     CountryCode,
+    InSchema,
     MultiLineText,
     RequestModel,
     ResponseModel,
     ShownOnce,
     SingleLineText,
     Timestamp,
+    web_address_pattern,
 )
 from corridor.models.customer import Customer, EnhancedDiligenceRfi
 
@@ -81,14 +83,31 @@ def _tax_identification_number(value: str) -> str:
     return value
 
 
-Email = Annotated[StrictStr, Field(min_length=3, max_length=320), AfterValidator(_email)]
-Phone = Annotated[StrictStr, Field(max_length=32), AfterValidator(_phone)]
-CalendarDate = Annotated[StrictStr, Field(max_length=10), AfterValidator(_calendar_date)]
+Email = Annotated[
+    StrictStr, Field(min_length=3, max_length=320), AfterValidator(_email), InSchema(format="email")
+]
+Phone = Annotated[
+    StrictStr, Field(max_length=32), AfterValidator(_phone), InSchema(pattern=_PHONE.pattern)
+]
+CalendarDate = Annotated[
+    StrictStr,
+    Field(max_length=10),
+    AfterValidator(_calendar_date),
+    InSchema(format="date", pattern="^(19|[2-9][0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"),
+]
 PersonName = Annotated[SingleLineText, Field(min_length=1, max_length=100)]
 CompanyName = Annotated[SingleLineText, Field(min_length=1, max_length=300)]
-WebAddress = Annotated[StrictStr, Field(max_length=2048), AfterValidator(_web_address)]
+WebAddress = Annotated[
+    StrictStr,
+    Field(max_length=2048),
+    AfterValidator(_web_address),
+    InSchema(pattern=web_address_pattern),
+]
 TaxIdentificationNumber = Annotated[
-    StrictStr, Field(min_length=4, max_length=64), AfterValidator(_tax_identification_number)
+    StrictStr,
+    Field(min_length=4, max_length=64),
+    AfterValidator(_tax_identification_number),
+    InSchema(pattern=_TAX_IDENTIFICATION_NUMBER.pattern),
 ]
 RegistrationNumber = Annotated[SingleLineText, Field(min_length=1, max_length=100)]
 ResourceId = Annotated[StrictStr, Field(min_length=1, max_length=64)]

@@ -25,6 +25,7 @@ from corridor.kit.schemas import (
     Address,
     AddressIn,
     CountryCode,
+    InSchema,
     ResponseModel,
     ShownOnce,
     SingleLineText,
@@ -57,6 +58,8 @@ Percentage = Annotated[
     StrictStr,
     Field(max_length=6, description="Ownership in percent, decimal string: '25.5'"),
     AfterValidator(_percentage),
+    # Above 0 and at most 100, at most two decimals.
+    InSchema(pattern=r"^(100(\.0{1,2})?|0\.(0[1-9]|[1-9][0-9]?)|[1-9][0-9]?(\.[0-9]{1,2})?)$"),
 ]
 Roles = Annotated[list[EntityRole], Field(min_length=1, max_length=roles_per_entity_max)]
 JobTitle = Annotated[SingleLineText, Field(min_length=1, max_length=100)]

@@ -6,7 +6,14 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
-from corridor.kit.schemas import AmountIn, CurrencyCode, MultiLineText, RequestModel, SingleLineText
+from corridor.kit.schemas import (
+    AmountIn,
+    CurrencyCode,
+    InSchema,
+    MultiLineText,
+    RequestModel,
+    SingleLineText,
+)
 from corridor.rails.base import RailName
 from corridor.transfers.rules.reasons import PaymentReason
 from corridor.transfers.rules.states import Decision
@@ -23,7 +30,9 @@ document_ids_max = 50
 Identifier = Annotated[StrictStr, Field(min_length=1, max_length=64)]
 ReferenceText = Annotated[SingleLineText, Field(min_length=1, max_length=reference_chars_max)]
 Remarks = Annotated[MultiLineText, Field(max_length=remarks_chars_max)]
-Percent = Annotated[StrictFloat | StrictInt, Field(ge=0, le=1, allow_inf_nan=False)]
+Percent = Annotated[
+    StrictFloat | StrictInt, Field(ge=0, le=1, allow_inf_nan=False), InSchema(minimum=0, maximum=1)
+]
 
 _TRANSFER_ID = "tfr_01jd3x0p6x9e3k2v1m8q4r7s5t"
 

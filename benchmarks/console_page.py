@@ -2,10 +2,13 @@
 server time of its first page, rendered in-process (httpx's ASGI transport, no network),
 against the JSON list of the same page (`GET /v1/transfers?limit=25`, the same service
 call) as the baseline, so the ratio is the cost of the HTML. Also the page filtered to a
-rare status (a queue: IN_REVIEW) and the home page (balances and the capped counts).
+rare status (a queue: IN_REVIEW) and the home page (balances, the capped counts and the
+charts: balance over 30 days, transfers per day, webhook success per endpoint).
 
 The 10,000 transfers are copies of one draft made through the API, written in bulk with
-new ids, spread over statuses and over 30 days, each with its two legs.
+new ids, spread over statuses and over 30 days, each with its two legs. The charts read 30
+days of postings (copies of the funding's postings, `postings_per_day` a day) and of
+webhook attempts (`attempts_per_day` a day on one endpoint, one in ten failed).
 """
 
 from __future__ import annotations
@@ -23,11 +26,17 @@ from corridor.app import create_app
 from corridor.config import Settings
 from corridor.kit.clock import SystemClock
 from corridor.kit.ids import new_id
+from corridor.models.event import Event
+from corridor.models.ledger import Posting
 from corridor.models.transfer import Transfer, TransferLeg
+from corridor.models.webhook import WebhookAttempt, WebhookDelivery
 from corridor.organizations import service as organizations
 
 transfers_count = 10_000
 insert_batch_size = 1_000
+history_days = 30
+postings_per_day = 200
+attempts_per_day = 300
 # One status in a hundred of the copies (and the rest, by weight): most are done.
 STATUS_WEIGHTS = (
     ("COMPLETED", 70),
@@ -87,6 +96,95 @@ async def _seed(database, organization_id: str, template_id: str) -> None:
         async with database.session() as session, session.begin():
             await session.execute(text("ANALYZE transfers"))
             await session.execute(text("ANALYZE transfer_legs"))
+
+
+async def _seed_history(database, organization_id: str, endpoint_id: str) -> None:
+    """30 days of postings (copies of the funding's credit, alternating sign)
+    and of finished webhook attempts on one endpoint, what the home page's charts read."""
+    postings = Posting.__table__
+    async with database.session(write=False) as session:
+        template = dict(
+            (
+                await session.execute(
+                    select(postings)
+                    .where(postings.c.organization_id == organization_id, postings.c.amount > 0)
+                    .order_by(postings.c.id.desc())
+                    .limit(1)
+                )
+            )
+            .mappings()
+            .one()
+        )
+        event_id = (
+            await session.execute(
+                select(Event.id).where(Event.organization_id == organization_id).limit(1)
+            )
+        ).scalar_one()
+    now = SystemClock().now()
+    delivery_id = new_id("dlv")
+    posting_rows, attempt_rows = [], []
+    for day in range(history_days):
+        for index in range(postings_per_day):
+            at = now - timedelta(days=day, seconds=index * 7)
+            posting_rows.append(
+                {
+                    **template,
+                    "id": new_id("pst"),
+                    "amount": 1_000 if index % 2 else -900,
+                    "created_at": at,
+                }
+            )
+        for index in range(attempts_per_day):
+            at = now - timedelta(days=day, seconds=index * 11)
+            failed = index % 10 == 0
+            attempt_rows.append(
+                {
+                    "id": new_id("atmpt"),
+                    "organization_id": organization_id,
+                    "delivery_id": delivery_id,
+                    "event_id": event_id,
+                    "endpoint_id": endpoint_id,
+                    "url": "https://example.com/hooks",
+                    "status": "FAIL" if failed else "SUCCESS",
+                    "attempt_number": 1,
+                    "trigger": "SCHEDULED",
+                    "response_status_code": 500 if failed else 200,
+                    "response_body": "",
+                    "error": None,
+                    "duration_ms": 40,
+                    "started_at": at,
+                    "finished_at": at,
+                }
+            )
+    async with database.session() as session, session.begin():
+        await session.execute(
+            insert(WebhookDelivery.__table__),
+            [
+                {
+                    "id": delivery_id,
+                    "organization_id": organization_id,
+                    "event_id": event_id,
+                    "endpoint_id": endpoint_id,
+                    "status": "SUCCESS",
+                    "attempt_count": 1,
+                    "due_at": None,
+                    "current_attempt_id": None,
+                    "trigger": "SCHEDULED",
+                    "created_at": now,
+                    "updated_at": now,
+                }
+            ],
+        )
+        for start in range(0, len(posting_rows), insert_batch_size):
+            await session.execute(insert(postings), posting_rows[start : start + insert_batch_size])
+        for start in range(0, len(attempt_rows), insert_batch_size):
+            await session.execute(
+                insert(WebhookAttempt.__table__), attempt_rows[start : start + insert_batch_size]
+            )
+    if not database.is_sqlite:
+        async with database.session() as session, session.begin():
+            await session.execute(text("ANALYZE postings"))
+            await session.execute(text("ANALYZE webhook_attempts"))
 
 
 async def _console_client(app, email: str, password: str) -> httpx.AsyncClient:
@@ -154,6 +252,16 @@ async def run(database_url: str, *, renders: int) -> tuple[Result, list[Result],
         )
         assert draft.status_code == 201, draft.text
         await _seed(database, made.organization.id, draft.json()["id"])
+        funded = await api.post(
+            f"/v1/sandbox/accounts/{usd_account}/fund",
+            json={"amount": {"currency": "USD", "value": "100000000"}},
+        )
+        assert funded.status_code == 200, funded.text  # the postings the copies start from
+        endpoint = await api.post(
+            "/v1/webhooks/endpoints", json={"url": "https://example.com/hooks"}
+        )
+        assert endpoint.status_code == 201, endpoint.text
+        await _seed_history(database, made.organization.id, endpoint.json()["id"])
         cpu_ms: dict[str, float] = {}
         baseline = await _timed(
             "GET /v1/transfers?limit=25 (JSON)",

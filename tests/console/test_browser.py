@@ -369,3 +369,14 @@ async def test_the_keyboard_reaches_every_action_of_the_approvals_page(
         decisions = [name for name in reached if name.startswith(("Approve ", "Decline "))]
         assert len(decisions) == 4
         assert reached.index("Skip to content") < reached.index("Home")
+
+
+async def test_the_home_counts_refresh_while_the_page_is_open(app, owner, base_url, browser):
+    async with opened(browser, base_url) as page:
+        await sign_in(page, owner.tenant.console_email, owner.tenant.console_password)
+        tile = page.locator(".tile", has_text="Agent payments to approve")
+        assert (await tile.locator(".value").inner_text()) == "0"
+        await parked(owner)
+        await tile.locator(".value", has_text="1").wait_for(timeout=wait_ms)
+        assert "attention" in (await tile.get_attribute("class"))
+        _clean(page)

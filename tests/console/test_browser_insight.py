@@ -249,3 +249,90 @@ async def test_the_assistant_proposes_a_payment_and_it_runs_once_approved(
         await _clean(page)
         transfer_id = (await answer.inner_text()).split()[2]
     assert (await fetch(owner.client, transfer_id))["status"] == "PENDING"
+
+
+MARK_ACTIONS = """
+() => Array.from(document.querySelectorAll('a[href], button, input, select, textarea, summary'))
+  .filter((element) => element.type !== 'hidden' && !element.disabled)
+  .filter((element) => element.getClientRects().length > 0)
+  .map((element, index) => { element.dataset.action = String(index); return index; })
+"""
+FOCUSED = """
+() => {
+  const element = document.activeElement;
+  if (!element || !element.dataset.action) return null;
+  const style = getComputedStyle(element);
+  return [element.dataset.action, style.outlineStyle !== 'none' && style.outlineWidth !== '0px',
+    element.outerHTML.slice(0, 200)];
+}
+"""
+tab_presses_max = 400
+
+
+async def _keyboard_reaches_everything(page) -> None:
+    """Every visible action of the page (links, buttons, fields, disclosures) takes focus by
+    Tab, each showing a focus outline (:focus-visible)."""
+    wanted = set(await page.evaluate(MARK_ACTIONS))
+    reached: set[int] = set()
+    unoutlined: list[str] = []
+    await page.locator("body").focus()
+    for _ in range(tab_presses_max):
+        await page.keyboard.press("Tab")
+        focused = await page.evaluate(FOCUSED)
+        if focused is not None:
+            reached.add(int(focused[0]))
+            if not focused[1]:
+                unoutlined.append(focused[2])
+        if reached >= wanted:
+            break
+    missing = await page.evaluate(
+        "(missing) => missing.map((index) =>"
+        ' document.querySelector(`[data-action="${index}"]`).outerHTML)',
+        sorted(wanted - reached),
+    )
+    assert missing == [], f"{page.url}: not reached by Tab: {missing}"
+    assert unoutlined == [], f"{page.url}: focused without an outline: {unoutlined}"
+
+
+async def test_every_page_by_keyboard_labelled_and_without_errors(
+    app, tenant, clock, base_url, browser
+):
+    """Walks every page of the navigation and the pages they lead to: the keyboard reaches
+    every action with a visible focus outline, every control is labelled, no script error
+    or CSP violation (a console error) and no failed load."""
+    owner = await _a_month_of_business(app, tenant, clock)
+    transfer = (await tenant.client.get("/v1/transfers?limit=1")).json()["data"][0]
+    agent = await owner.create_agent(name="Walk bot")
+    endpoint = (await tenant.client.get("/v1/webhooks/endpoints")).json()["data"][0]
+    paths = [
+        "/console",
+        "/console/customers",
+        f"/console/customers/{owner.customer.id}",
+        "/console/transfers",
+        f"/console/transfers/{transfer['id']}",
+        "/console/approvals",
+        "/console/reviews",
+        "/console/authorizations",
+        "/console/agents",
+        "/console/agents/new",
+        f"/console/agents/{agent['id']}",
+        "/console/webhooks",
+        f"/console/webhooks/{endpoint['id']}",
+        "/console/webhooks/messages",
+        "/console/api-keys",
+        "/console/settings",
+        "/console/assistant",
+    ]
+    async with opened(browser, base_url) as page:
+        await sign_in(page, tenant.console_email, tenant.console_password, "/console")
+        for path in paths:
+            await page.goto(base_url + path)
+            assert page.url.endswith(path), page.url
+            await _keyboard_reaches_everything(page)
+            await _clean(page)
+        await page.goto(base_url + "/console/assistant")
+        await page.get_by_label("New thread").fill("Walk")
+        await page.get_by_role("button", name="Start a thread").click()
+        await page.wait_for_url("**/console/assistant/thr_*")
+        await _keyboard_reaches_everything(page)
+        await _clean(page)

@@ -108,3 +108,11 @@ async def test_home_draws_balances_volume_and_webhook_health(app, owner):
     assert html.count('role="img"') >= 2
     assert "Show the numbers" in html
     assert " style=" not in html and "<script>" not in html
+
+
+def test_an_axis_of_zeros_says_zero_once():
+    days = [date(2026, 11, 1) + timedelta(days=index) for index in range(30)]
+    chart = charts.line_chart(
+        key="usdc", title="USDC balance", currency="USDC", days=days, values=[0] * 30
+    )
+    assert [tick.text for tick in chart.y_ticks] == ["0"]

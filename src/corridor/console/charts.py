@@ -122,8 +122,13 @@ def _y(value: int, low: int, high: int, height: int) -> float:
 
 
 def _y_ticks(low: int, high: int, height: int, text: Callable[[int], str]) -> list[Tick]:
+    """The lowest, middle and highest values, each label once: an axis of nothing but
+    zeros (a currency not held yet) says 0 once, not three times."""
     middle = low + (high - low) // 2
-    return [Tick(_y(value, low, high, height), text(value)) for value in (low, middle, high)]
+    ticks: dict[str, Tick] = {}
+    for value in (low, middle, high):
+        ticks.setdefault(text(value), Tick(_y(value, low, high, height), text(value)))
+    return list(ticks.values())
 
 
 def _x_ticks(days: Sequence[date], centre: Callable[[int], float]) -> list[Tick]:

@@ -16,21 +16,23 @@ from corridor.console.session import CSRF_FIELD, Console
 class NavItem:
     path: str
     label: str
+    starts_group: bool = False  # drawn with a divider before it (money, queues, setup)
 
 
-# The navigation bar, in order. A new page adds itself here (docs/console.md).
+# The navigation bar, in order, in groups: the money, the queues that need a person, the
+# set-up, the assistant. A new page adds itself here (docs/console.md).
 NAVIGATION: list[NavItem] = [
     NavItem("/console", "Home"),
     NavItem("/console/customers", "Customers"),
     NavItem("/console/transfers", "Transfers"),
-    NavItem("/console/approvals", "Approvals"),
+    NavItem("/console/approvals", "Approvals", starts_group=True),
     NavItem("/console/reviews", "Review"),
     NavItem("/console/authorizations", "Authorization"),
-    NavItem("/console/agents", "Agents"),
+    NavItem("/console/agents", "Agents", starts_group=True),
     NavItem("/console/webhooks", "Webhooks"),
     NavItem("/console/api-keys", "API keys"),
     NavItem("/console/settings", "Settings"),
-    NavItem("/console/assistant", "Assistant"),
+    NavItem("/console/assistant", "Assistant", starts_group=True),
 ]
 
 # After an action a page redirects with `?done=<code>`; the layout shows the sentence.

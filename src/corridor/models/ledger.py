@@ -56,7 +56,11 @@ class Posting(Base):
     """One line of a journal entry: a signed amount on one account (credit positive)."""
 
     __tablename__ = "postings"
-    __table_args__ = (Index("ix_postings_account_id_id", "account_id", "id"),)
+    __table_args__ = (
+        Index("ix_postings_account_id_id", "account_id", "id"),
+        # The console's balance chart: one organization's postings of the last 30 days.
+        Index("ix_postings_organization_id_created_at", "organization_id", "created_at"),
+    )
 
     id: Mapped[str] = id_column()
     organization_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"))

@@ -74,7 +74,11 @@ class WebhookAttempt(Base):
     """One HTTP request of a delivery, with what the endpoint answered."""
 
     __tablename__ = "webhook_attempts"
-    __table_args__ = (Index("ix_webhook_attempts_event_id_id", "event_id", "id"),)
+    __table_args__ = (
+        Index("ix_webhook_attempts_event_id_id", "event_id", "id"),
+        # The console's webhooks health: one organization's attempts of the last 30 days.
+        Index("ix_webhook_attempts_organization_id_started_at", "organization_id", "started_at"),
+    )
 
     id: Mapped[str] = id_column()  # atmpt_…
     organization_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"))

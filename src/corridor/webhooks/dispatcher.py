@@ -104,7 +104,10 @@ async def dispatch(
 
 class _HeldConnection:
     """A connection kept for a whole run: each transaction runs on it in a session of its
-    own (fresh rows every time), with no pool check-out and liveness ping per transaction."""
+    own (fresh rows every time), with no pool check-out and liveness ping per transaction.
+    Not on SQLite: its writing engine has one connection that every writer of the process
+    queues for (kit/db.py), so holding it would stall the API's writes and the run's other
+    holder; there each transaction takes the connection and gives it back."""
 
     def __init__(self, database: Database) -> None:
         self._database = database
@@ -112,6 +115,10 @@ class _HeldConnection:
 
     @contextlib.asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncSession]:
+        if self._database.is_sqlite:
+            async with self._database.session() as session, session.begin():
+                yield session
+            return
         if self._connection is None:
             self._connection = await self._database.engine.connect()
         async with AsyncSession(bind=self._connection, expire_on_commit=False) as session:

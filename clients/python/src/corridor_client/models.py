@@ -1245,14 +1245,6 @@ class DestinationRead(CorridorModel):
     ] = None
 
 
-class Percent(RootModel[float]):
-    root: Annotated[float, Field(examples=[0.005], ge=0.0, le=1.0, title="Percent")] = 0
-
-
-class Percent1(RootModel[int]):
-    root: Annotated[int, Field(examples=[0.005], ge=0, le=1, title="Percent")] = 0
-
-
 class DeveloperFeeIn(CorridorModel):
     """
     `fixed` minor units of the source currency plus `percent` (0..1) of the amount.
@@ -1269,10 +1261,7 @@ class DeveloperFeeIn(CorridorModel):
             title="Fixed",
         ),
     ] = "0"
-    percent: Annotated[
-        Percent | Percent1 | None,
-        Field(examples=[0.005], title="Percent", validate_default=True),
-    ] = 0
+    percent: Annotated[float | None, Field(examples=[0.005], ge=0.0, le=1.0, title="Percent")] = 0
 
 
 class DeveloperFeeRead(CorridorModel):
@@ -1847,18 +1836,6 @@ class IndividualCustomerCreate(CorridorModel):
     """
     Your own key-value pairs
     """
-
-
-class DeveloperFeePercent1(RootModel[float]):
-    root: Annotated[float, Field(ge=0.0, le=1.0, title="Developerfeepercent")]
-
-
-class DeveloperFeePercent2(RootModel[int]):
-    root: Annotated[int, Field(ge=0, le=1, title="Developerfeepercent")]
-
-
-class DeveloperFeePercent(RootModel[DeveloperFeePercent1 | DeveloperFeePercent2]):
-    root: Annotated[DeveloperFeePercent1 | DeveloperFeePercent2, Field(title="Developerfeepercent")]
 
 
 class DocumentId(RootModel[str]):
@@ -3060,21 +3037,6 @@ class TransferCancel(CorridorModel):
     ] = None
 
 
-class DeveloperFeePercent31(RootModel[float]):
-    root: Annotated[float, Field(ge=0.0, le=1.0, title="Developerfeepercent")]
-
-
-class DeveloperFeePercent32(RootModel[int]):
-    root: Annotated[int, Field(ge=0, le=1, title="Developerfeepercent")]
-
-
-class DeveloperFeePercent3(RootModel[DeveloperFeePercent31 | DeveloperFeePercent32]):
-    root: Annotated[
-        DeveloperFeePercent31 | DeveloperFeePercent32,
-        Field(title="Developerfeepercent"),
-    ]
-
-
 class TransferDecision(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -3218,21 +3180,6 @@ class TransferStatus(StrEnum):
     failed = "FAILED"
     cancelled = "CANCELLED"
     reversed = "REVERSED"
-
-
-class DeveloperFeePercent41(RootModel[float]):
-    root: Annotated[float, Field(ge=0.0, le=1.0, title="Developerfeepercent")]
-
-
-class DeveloperFeePercent42(RootModel[int]):
-    root: Annotated[int, Field(ge=0, le=1, title="Developerfeepercent")]
-
-
-class DeveloperFeePercent4(RootModel[DeveloperFeePercent41 | DeveloperFeePercent42]):
-    root: Annotated[
-        DeveloperFeePercent41 | DeveloperFeePercent42,
-        Field(title="Developerfeepercent"),
-    ]
 
 
 class TransliteratedAddress(CorridorModel):
@@ -4888,8 +4835,8 @@ class IntentQuoteCreate(CorridorModel):
         ),
     ] = None
     developer_fee_percent: Annotated[
-        DeveloperFeePercent | None,
-        Field(alias="developerFeePercent", title="Developerfeepercent"),
+        float | None,
+        Field(alias="developerFeePercent", ge=0.0, le=1.0, title="Developerfeepercent"),
     ] = None
     document_ids: Annotated[
         list[DocumentId] | None,
@@ -5240,8 +5187,8 @@ class TransferCreate(CorridorModel):
         ),
     ] = None
     developer_fee_percent: Annotated[
-        DeveloperFeePercent3 | None,
-        Field(alias="developerFeePercent", title="Developerfeepercent"),
+        float | None,
+        Field(alias="developerFeePercent", ge=0.0, le=1.0, title="Developerfeepercent"),
     ] = None
     document_ids: Annotated[
         list[DocumentId] | None,
@@ -5329,8 +5276,8 @@ class TransferUpdate(CorridorModel):
         ),
     ] = None
     developer_fee_percent: Annotated[
-        DeveloperFeePercent4 | None,
-        Field(alias="developerFeePercent", title="Developerfeepercent"),
+        float | None,
+        Field(alias="developerFeePercent", ge=0.0, le=1.0, title="Developerfeepercent"),
     ] = None
     document_ids: Annotated[
         list[DocumentId] | None,

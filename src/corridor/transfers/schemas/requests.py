@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic import (
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    WithJsonSchema,
+)
 
 from corridor.kit.schemas import (
     AmountIn,
     CurrencyCode,
-    InSchema,
     MultiLineText,
     RequestModel,
     SingleLineText,
@@ -30,8 +37,11 @@ document_ids_max = 50
 Identifier = Annotated[StrictStr, Field(min_length=1, max_length=64)]
 ReferenceText = Annotated[SingleLineText, Field(min_length=1, max_length=reference_chars_max)]
 Remarks = Annotated[MultiLineText, Field(max_length=remarks_chars_max)]
+# JSON's one number type (an integer is a number): stated once, not as integer|number.
 Percent = Annotated[
-    StrictFloat | StrictInt, Field(ge=0, le=1, allow_inf_nan=False), InSchema(minimum=0, maximum=1)
+    StrictFloat | StrictInt,
+    Field(ge=0, le=1, allow_inf_nan=False),
+    WithJsonSchema({"type": "number", "minimum": 0, "maximum": 1}),
 ]
 
 _TRANSFER_ID = "tfr_01jd3x0p6x9e3k2v1m8q4r7s5t"

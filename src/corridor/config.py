@@ -37,6 +37,10 @@ class Settings(BaseSettings):
     database_pool_overflow: int = Field(default=4, ge=0, le=200)
     # How long a request waits for a free connection before it is answered 503.
     database_pool_timeout_s: float = Field(default=5, gt=0, le=120)
+    # Group commit on a hot account (issue 12): concurrent create+submits debiting one
+    # balance account share one transaction, each in its own savepoint. None: on for
+    # PostgreSQL, off for SQLite (which serialises writers anyway).
+    group_commit: bool | None = None
     host: str = "127.0.0.1"
     port: int = 8000
     public_base_url: str | None = None
@@ -151,6 +155,14 @@ class Settings(BaseSettings):
             if path and path != ":memory:":
                 return Path(path).parent
         return DEFAULT_DATA_DIRECTORY
+
+    @property
+    def uses_group_commit(self) -> bool:
+        return (
+            not self.is_sqlite
+            if self.group_commit is None
+            else (self.group_commit and not self.is_sqlite)
+        )
 
     @property
     def workers_in_process(self) -> bool:

@@ -28,6 +28,7 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
 from corridor.kit.errors import NotFound
+from corridor.kit.group_commit import GroupCommit
 from corridor.kit.ids import looks_like_id
 
 
@@ -104,6 +105,8 @@ class Database:
         self._read_sessions = async_sessionmaker(
             self.read_engine, expire_on_commit=False, autoflush=True
         )
+        # Batches of units of work sharing one transaction (group_commit.py); PostgreSQL.
+        self.group_commit = GroupCommit(self._write_sessions)
 
     def session(self, *, write: bool = True) -> AsyncSession:
         return self._write_sessions() if write else self._read_sessions()

@@ -7,10 +7,14 @@ commits with its member and a retry after the 503 works. SQLite runs them one by
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
+import pytest
+from fastapi import FastAPI
 from sqlalchemy import text
 
-from tests.conftest import assert_error
+from corridor.config import Environment
+from tests.conftest import assert_error, built_app
 from tests.transfers.conftest import (
     amount,
     assert_books_balance,
@@ -20,6 +24,13 @@ from tests.transfers.conftest import (
 )
 
 payment_minor = 1_000
+
+
+@pytest.fixture(scope="module")
+async def app(database_url: str) -> AsyncIterator[FastAPI]:
+    """An app with group commit on (it is off unless CORRIDOR_GROUP_COMMIT=true)."""
+    async with built_app(database_url, Environment.SANDBOX, group_commit=True) as application:
+        yield application
 
 
 def _body(customer, receiver) -> dict:

@@ -58,7 +58,7 @@ async def confirm(
         call.status = ToolCallStatus.REJECTED.value
         call.outcome = {"declined": DECLINED}
     await service.set_part_status(session, run, call.message_id, call.id, call.status, now)
-    _tool_message(session, run, call, now)
+    add_tool_results(session, run, [call], now)
     if all(found.status != ToolCallStatus.PENDING_CONFIRMATION for found in calls):
         run.status = RunStatus.QUEUED.value
         run.updated_at = now
@@ -97,9 +97,10 @@ def outcome_text(outcome: dict[str, Any] | None) -> str:
     return json.dumps(outcome or {}, ensure_ascii=False)
 
 
-def _tool_message(
-    session: AsyncSession, run: AssistantRun, call: AssistantToolCall, now: datetime
+def add_tool_results(
+    session: AsyncSession, run: AssistantRun, calls: list[AssistantToolCall], now: datetime
 ) -> None:
+    """The thread's TOOL message answering `calls` (one part each), and its event."""
     message = AssistantMessage(
         id=new_id("amsg"),
         organization_id=run.organization_id,
@@ -114,6 +115,7 @@ def _tool_message(
                 "status": call.status,
                 "text": outcome_text(call.outcome),
             }
+            for call in calls
         ],
         created_at=now,
     )

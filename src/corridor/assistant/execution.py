@@ -39,7 +39,7 @@ from pydantic_ai.tools import ToolDefinition
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.assistant import events, previews, repository, service
-from corridor.assistant.confirmations import outcome_text
+from corridor.assistant.confirmations import add_tool_results
 from corridor.assistant.providers import ChosenModel, chosen_model
 from corridor.assistant.rules import Role, RunStatus, ToolCallStatus, arguments_sha256
 from corridor.auth.callers import Caller, CallerKind
@@ -668,28 +668,8 @@ def _tool_results_message(
     session: AsyncSession, run: AssistantRun, calls: list[AssistantToolCall], now: datetime
 ) -> None:
     answered = [row for row in calls if row.status != ToolCallStatus.PENDING_CONFIRMATION]
-    if not answered:
-        return
-    message = AssistantMessage(
-        id=new_id("amsg"),
-        organization_id=run.organization_id,
-        thread_id=run.thread_id,
-        run_id=run.id,
-        role=Role.TOOL.value,
-        parts=[
-            {
-                "type": "tool_result",
-                "toolCallId": row.id,
-                "tool": row.tool,
-                "status": row.status,
-                "text": outcome_text(row.outcome),
-            }
-            for row in answered
-        ],
-        created_at=now,
-    )
-    session.add(message)
-    events.message_event(session, run, message, now)
+    if answered:
+        add_tool_results(session, run, answered, now)
 
 
 def _cost_usd(chosen: ChosenModel, response: ModelResponse) -> Decimal | None:

@@ -10,20 +10,15 @@ started (never in CI: CORRIDOR_TEST_BROWSER_REQUIRED=1)."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import os
-import shutil
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 
 import pytest
-import uvicorn
 from fastapi import FastAPI
 
 from corridor.config import Environment
 from tests.conftest import BACKENDS, built_app, migrated_database
-from tests.live_server import free_port
+from tests.console.browsing import SCREENSHOTS
 from tests.webhooks.support import (
     Answer,
     Receiver,
@@ -33,29 +28,7 @@ from tests.webhooks.support import (
     worker_settings,
 )
 
-CHROMIUM = os.environ.get("CORRIDOR_TEST_CHROMIUM", "/usr/bin/chromium")
-BROWSER_REQUIRED = os.environ.get("CORRIDOR_TEST_BROWSER_REQUIRED") == "1"
-SCREENSHOTS = Path(os.environ.get("CORRIDOR_TEST_SCREENSHOTS", "/tmp/corridor-console"))
-server_start_s_max = 30
 tab_presses_max = 300
-
-
-def _no_browser(reason: str) -> None:
-    if BROWSER_REQUIRED:
-        pytest.fail(reason, pytrace=False)
-    pytest.skip(reason, allow_module_level=True)
-
-
-try:
-    from playwright import async_api
-except ImportError:
-    _no_browser(
-        "Playwright's Python package is not installed (it is in the dev extras: make install)"
-    )
-if shutil.which(CHROMIUM) is None:
-    _no_browser(
-        f"no Chromium at {CHROMIUM} (apt-get install chromium, or set CORRIDOR_TEST_CHROMIUM)"
-    )
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -75,38 +48,6 @@ def receiver() -> Iterator[Receiver]:
     made = Receiver()
     yield made
     made.close()
-
-
-@pytest.fixture
-async def base_url(app) -> AsyncIterator[str]:
-    """The test app served over HTTP on a free port, in this event loop."""
-    port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", log_level="warning")
-    )
-    task = asyncio.create_task(server.serve())
-    for _ in range(server_start_s_max * 20):
-        if server.started:
-            break
-        await asyncio.sleep(0.05)
-    assert server.started, "uvicorn did not start"
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await task
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator:
-    async with async_api.async_playwright() as playwright:
-        launched = await playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
-        )
-        try:
-            yield launched
-        finally:
-            await launched.close()
 
 
 def _console_error(problems: list[str], message) -> None:

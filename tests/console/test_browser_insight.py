@@ -7,20 +7,15 @@ CI: CORRIDOR_TEST_BROWSER_REQUIRED=1)."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import os
-import shutil
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
-import uvicorn
 
 from tests.agents.conftest import make_owner
 from tests.assistant.conftest import drive
-from tests.live_server import free_port
+from tests.console.browsing import SCREENSHOTS
 from tests.support import create_individual
 from tests.transfers.conftest import amount, create, fetch, make_customer
 from tests.webhooks.support import (
@@ -31,67 +26,13 @@ from tests.webhooks.support import (
     worker_settings,
 )
 
-CHROMIUM = os.environ.get("CORRIDOR_TEST_CHROMIUM", "/usr/bin/chromium")
-BROWSER_REQUIRED = os.environ.get("CORRIDOR_TEST_BROWSER_REQUIRED") == "1"
-# Where the screenshots go (docs/console/ keeps the ones the docs show).
-SCREENSHOTS = Path(os.environ.get("CORRIDOR_TEST_SCREENSHOTS", "/tmp/corridor-console"))
-server_start_s_max = 30
 # How long a page may take to show what a test waits for.
 wait_ms = 20_000
-
-
-def _no_browser(reason: str) -> None:
-    if BROWSER_REQUIRED:
-        pytest.fail(reason, pytrace=False)
-    pytest.skip(reason, allow_module_level=True)
-
-
-try:
-    from playwright import async_api
-except ImportError:
-    _no_browser(
-        "Playwright's Python package is not installed (it is in the dev extras: make install)"
-    )
-if shutil.which(CHROMIUM) is None:
-    _no_browser(
-        f"no Chromium at {CHROMIUM} (apt-get install chromium, or set CORRIDOR_TEST_CHROMIUM)"
-    )
-
-
-@pytest.fixture
-async def base_url(app) -> AsyncIterator[str]:
-    port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", log_level="warning")
-    )
-    task = asyncio.create_task(server.serve())
-    for _ in range(server_start_s_max * 20):
-        if server.started:
-            break
-        await asyncio.sleep(0.05)
-    assert server.started, "uvicorn did not start"
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await task
 
 
 @pytest.fixture(scope="module", autouse=True)
 def screenshots_folder() -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator:
-    async with async_api.async_playwright() as playwright:
-        launched = await playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
-        )
-        try:
-            yield launched
-        finally:
-            await launched.close()
 
 
 @contextlib.asynccontextmanager

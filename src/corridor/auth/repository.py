@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from corridor.kit.db import get_kept
+from corridor.kit.db import get_kept, keep
 from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser, PlatformSession
 from corridor.models.customer import Customer
 from corridor.models.organization import Organization
@@ -16,9 +16,19 @@ AGENT_REVOKED = "REVOKED"
 
 
 async def key_by_secret_hash(session: AsyncSession, secret_hash: str) -> ApiKey | None:
-    return (
-        await session.execute(select(ApiKey).where(ApiKey.secret_hash == secret_hash))
-    ).scalar_one_or_none()
+    """The key with its organization, in one round trip: the organization is kept for the
+    rest of the unit of work (`get_kept`), so the caller's later reads of it are free."""
+    statement = (
+        select(ApiKey, Organization)
+        .join(Organization, Organization.id == ApiKey.organization_id)
+        .where(ApiKey.secret_hash == secret_hash)
+    )
+    found = (await session.execute(statement)).one_or_none()
+    if found is None:
+        return None
+    key, organization = found
+    keep(session, organization)
+    return key
 
 
 async def session_by_token_hash(session: AsyncSession, token_hash: str) -> ConsoleSession | None:

@@ -132,8 +132,13 @@ async def get_kept(session: AsyncSession, entity: type[_Row], ident: str) -> _Ro
     the last reference went away; kept, the later reads cost no round trip."""
     found = await session.get(entity, ident)
     if found is not None:
-        session.info.setdefault("kept_rows", []).append(found)
+        keep(session, found)
     return found
+
+
+def keep(session: AsyncSession, row: object) -> None:
+    """Hold a loaded row for the rest of the unit of work (see `get_kept`)."""
+    session.info.setdefault("kept_rows", []).append(row)
 
 
 def is_sqlite(session: AsyncSession) -> bool:

@@ -135,11 +135,11 @@ async def create_transfer(
         lock=await locks.lock_of(session, transfer=transfer),
         now=now,
     )
+    # No flush here: with `confirm: true` the transfer is inserted once, already submitted
+    # (the submit's flush before its hold writes it), rather than inserted then updated.
     session.add(transfer)
-    await session.flush()
     await locks.settle(session, transfer=transfer, now=now)
     session.add_all(legs)
-    await session.flush()
     events.transfer_event(session, events.CREATED, transfer=transfer, legs=legs, now=now)
     if data.confirm:
         return await actions.submit(

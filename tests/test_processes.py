@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import httpx
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from corridor.config import Environment
 from corridor.kit.db import Database
@@ -149,3 +149,53 @@ async def test_a_request_that_finds_no_free_connection_is_answered_503_to_retry(
         )
         assert retried.status_code == 201, retried.text
         assert "Idempotent-Replayed" not in retried.headers
+
+
+async def test_a_connection_the_database_dropped_is_answered_503_and_the_retry_succeeds(
+    tmp_path, make_tenant
+):
+    """The pool does not ping a connection before lending it: one the server closed (a
+    restart, an idle timeout) fails its request with 503 to retry, changes nothing, and the
+    pool is renewed, so the retry with the same Idempotency-Key succeeds."""
+    async with (
+        migrated_database("postgresql", tmp_path) as url,
+        built_app(url, Environment.SANDBOX) as application,
+    ):
+        tenant = await make_tenant(application)
+        warm = await tenant.client.get("/v1/organizations/current")
+        assert warm.status_code == 200, warm.text
+        admin = Database(url)
+        try:
+            async with admin.session() as session:
+                killed = await session.scalar(
+                    text(
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                        "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                    )
+                )
+        finally:
+            await admin.dispose()
+        assert killed >= 1  # the app's pooled connection(s)
+        before = await _acceptance_count(url)
+        refused = await tenant.client.post(
+            "/v1/terms-of-service/acceptances", headers={"Idempotency-Key": "dropped"}
+        )
+        assert refused.status_code == 503, refused.text
+        assert refused.headers["Retry-After"] == "1"
+        assert refused.json()["code"] == "service_unavailable"
+        assert await _acceptance_count(url) == before
+        retried = await tenant.client.post(
+            "/v1/terms-of-service/acceptances", headers={"Idempotency-Key": "dropped"}
+        )
+        assert retried.status_code == 201, retried.text
+        assert "Idempotent-Replayed" not in retried.headers
+        assert await _acceptance_count(url) == before + 1
+
+
+async def _acceptance_count(url: str) -> int:
+    database = Database(url)
+    try:
+        async with database.session() as session:
+            return int(await session.scalar(text("SELECT count(*) FROM tos_acceptances")) or 0)
+    finally:
+        await database.dispose()

@@ -117,6 +117,12 @@ def install_error_handlers(app: FastAPI) -> None:
             return error_response(
                 ServiceUnavailable("The database refused a connection; retry shortly")
             )
+        if exc.connection_invalidated:
+            # The server dropped the connection (restarted, or closed it idle): nothing
+            # this request wrote was committed, and the pool now opens fresh connections.
+            return error_response(
+                ServiceUnavailable("The database connection was lost; retry shortly")
+            )
         raise exc
 
     @app.exception_handler(StarletteHTTPException)

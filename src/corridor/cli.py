@@ -305,7 +305,7 @@ def serve(
     settings = get_settings()
     # The embedded SQLite default stays one process with the workers inside it, as
     # `make serve` promises; on PostgreSQL one API process per core.
-    embedded = settings.database_url.startswith("sqlite")
+    embedded = settings.is_sqlite
     count = processes or (1 if embedded else os.cpu_count() or 1)
     with_workers = settings.workers_in_process if workers is None else workers
     address = f"http://{host or settings.host}:{port or settings.port}"

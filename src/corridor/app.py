@@ -38,7 +38,7 @@ from corridor.quotes.binding import QuoteLocks
 from corridor.quotes.endpoints import router as quotes_router
 from corridor.statements.endpoints import router as statements_router
 from corridor.tools.registry import ToolEnvironment
-from corridor.transfers.deposits.endpoints import router as deposits_router
+from corridor.transfers.deposit_endpoints import router as deposits_router
 from corridor.transfers.endpoints import router as transfers_router
 from corridor.transfers.plugins import TransferPlugins
 from corridor.treasury.endpoints import router as treasury_router

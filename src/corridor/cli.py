@@ -305,7 +305,7 @@ def serve(
     settings = get_settings()
     # The embedded SQLite default stays one process with the workers inside it, as
     # `make serve` promises; on PostgreSQL one API process per core.
-    embedded = settings.database_url.startswith("sqlite")
+    embedded = settings.is_sqlite
     count = processes or (1 if embedded else os.cpu_count() or 1)
     with_workers = settings.workers_in_process if workers is None else workers
     address = f"http://{host or settings.host}:{port or settings.port}"
@@ -688,6 +688,7 @@ def users_add(
     """Add a console user to the organization and print the password once (generated unless
     --password-stdin). A second user is who authorizes what the first submitted."""
     from corridor.auth import service
+    from corridor.auth.callers import Caller
     from corridor.auth.secrets import random_token
     from corridor.kit.errors import CorridorError
 
@@ -700,7 +701,7 @@ def users_add(
                 organization_id = await _resolve_organization(session, organization)
                 return await service.add_console_user(
                     session,
-                    organization_id=organization_id,
+                    caller=Caller.operator(organization_id),
                     email=email,
                     password=password,
                     sandbox=settings.is_sandbox,
@@ -722,13 +723,16 @@ def users_add(
 def users_list(organization: Annotated[str | None, _organization_option()] = None) -> None:
     """List the organization's console users (never their passwords)."""
     from corridor.auth import service
+    from corridor.auth.callers import Caller
 
     async def main():
         database, _, _ = _open()
         try:
             async with database.session(write=False) as session:
                 organization_id = await _resolve_organization(session, organization)
-                return await service.console_users_of(session, organization_id=organization_id)
+                return await service.console_users_of(
+                    session, caller=Caller.operator(organization_id)
+                )
         finally:
             await database.dispose()
 

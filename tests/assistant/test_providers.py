@@ -10,8 +10,9 @@ from decimal import Decimal
 
 from pydantic import SecretStr
 
+from corridor.assistant.errors import ProviderNotConfigured
 from corridor.assistant.execution import AssistantEnvironment
-from corridor.assistant.providers import ProviderNotConfigured, chosen_model
+from corridor.assistant.providers import chosen_model
 from tests.agents.conftest import Owner
 from tests.assistant.conftest import drive, start
 from tests.assistant.provider_replay import provider_replay, recording

@@ -6,12 +6,12 @@ from itertools import pairwise
 
 import pytest
 
-from corridor.customers.schemas.customer import SandboxStatus
 from corridor.customers.states import (
     SANDBOX_TARGETS,
     TRANSITIONS,
     CapabilityStatus,
     CustomerStatus,
+    SandboxStatus,
     capabilities,
     is_allowed,
     is_editable,

@@ -190,7 +190,6 @@ async def revoke_agent_key(agent_id: str, key_id: str, context: Context) -> Resp
         key_id=key_id,
         now=context.now(),
     )
-    await context.session.commit()
     return Response(status_code=204)
 
 

@@ -12,8 +12,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from sse_starlette import EventSourceResponse
 
-from corridor.assistant import confirmations, repository, service
-from corridor.assistant.rules import ENDED_RUN_STATUSES, ThreadStatus
+from corridor.assistant import confirmations, service
+from corridor.assistant.rules import ThreadStatus
 from corridor.assistant.schemas import (
     AssistantMessageAndRun,
     AssistantMessageCreate,
@@ -284,14 +284,15 @@ async def _stream(
     deadline = loop.time() + event_stream_s_max
     while loop.time() < deadline and not await request.is_disconnected():
         async with database.session(write=False) as session:
-            found = await repository.events_after(session, run_id, after, limit=events_per_poll_max)
-            run = await repository.get_run_row(session, run_id)
-        for event in found:
+            polled = await service.run_events_after(
+                session, run_id=run_id, after=after, limit=events_per_poll_max
+            )
+        for event in polled.events:
             after = event.sequence
             yield {"id": str(event.sequence), "event": event.type, "data": json.dumps(event.data)}
-        if not found and (run is None or run.status in ENDED_RUN_STATUSES):
+        if not polled.events and polled.run_ended:
             return
-        if not found:
+        if not polled.events:
             await asyncio.sleep(event_poll_s)
 
 

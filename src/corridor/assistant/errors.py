@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from corridor.kit.errors import Conflict
+from corridor.kit.errors import Conflict, CorridorError
 from corridor.models.assistant import AssistantRun, AssistantToolCall
 
 
@@ -35,3 +35,7 @@ class ArgumentsChanged(Conflict):
 
     def __init__(self) -> None:
         super().__init__("The stored arguments no longer match what was previewed; nothing ran")
+
+
+class ProviderNotConfigured(CorridorError):
+    status, code = 503, "assistant_provider_not_configured"

@@ -31,7 +31,12 @@ from corridor.kit.db import get_visible
 from corridor.kit.errors import Forbidden, InvalidState, NotFound, ValidationFailed
 from corridor.kit.ids import looks_like_id, new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
-from corridor.models.assistant import AssistantMessage, AssistantRun, AssistantThread
+from corridor.models.assistant import (
+    AssistantMessage,
+    AssistantRun,
+    AssistantRunEvent,
+    AssistantThread,
+)
 from corridor.transfers import lifecycle
 
 
@@ -286,6 +291,25 @@ async def get_run(
 ) -> AssistantRun:
     require_assistant_user(caller)
     return await get_visible(session, repository.visible_runs(caller), run_id, locked=for_update)
+
+
+@dataclass(frozen=True, slots=True)
+class RunEvents:
+    """One poll of a run's event stream: the events after the last one sent, and whether
+    the run has ended (or is gone), so an empty poll ends the stream."""
+
+    events: list[AssistantRunEvent]
+    run_ended: bool
+
+
+async def run_events_after(
+    session: AsyncSession, *, run_id: str, after: int, limit: int
+) -> RunEvents:
+    """The run's events after sequence `after`, at most `limit`. The stream polls this in a
+    session of its own for a run `get_run` already showed its caller."""
+    found = await repository.events_after(session, run_id, after, limit=limit)
+    run = await repository.get_run_row(session, run_id)
+    return RunEvents(found, run_ended=run is None or run.status in ENDED_RUN_STATUSES)
 
 
 async def cancel_run(

@@ -11,7 +11,7 @@ from corridor.models.customer import Customer
 from corridor.models.organization import Organization
 from corridor.models.transfer import Agent
 
-# The one agent status that ends authentication (agents/schemas.py AgentStatus.REVOKED).
+# The one agent status that ends authentication (agents/rules.py AgentStatus.REVOKED).
 AGENT_REVOKED = "REVOKED"
 
 

@@ -284,14 +284,16 @@ async def revoke_api_key(
 async def add_console_user(
     session: AsyncSession,
     *,
-    organization_id: str,
+    caller: Caller,
     email: str,
     password: str,
     sandbox: bool,
     now: datetime,
 ) -> ConsoleUser:
-    """Another person who signs in to the organization's console (`corridor users add`): a
-    valid email no console user has yet, and a password of `console_password_chars_min`."""
+    """Another person who signs in to the caller's organization's console (`corridor users
+    add`, as `Caller.operator`): a valid email no console user has yet, and a password of
+    `console_password_chars_min`. Only a console user (a person) adds another."""
+    caller.require_console("add console users")
     problem = email_problem(email, sandbox=sandbox)
     if problem:
         raise ValidationFailed("email", problem)
@@ -302,12 +304,14 @@ async def add_console_user(
     if await repository.user_by_email(session, email.lower()) is not None:
         raise Conflict(f"A console user with the email {email.lower()} already exists")
     return await create_console_user(
-        session, organization_id=organization_id, email=email, password=password, now=now
+        session, organization_id=caller.organization_id, email=email, password=password, now=now
     )
 
 
-async def console_users_of(session: AsyncSession, *, organization_id: str) -> list[ConsoleUser]:
-    return await repository.console_users_of(session, organization_id)
+async def console_users_of(session: AsyncSession, *, caller: Caller) -> list[ConsoleUser]:
+    """The console users of the caller's organization (`corridor users list`)."""
+    caller.require_console("list console users")
+    return await repository.console_users_of(session, caller.organization_id)
 
 
 async def create_console_user(

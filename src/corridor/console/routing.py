@@ -11,8 +11,8 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request, Response
 from fastapi.routing import APIRoute
 
+from corridor.console.errors import SignInRequired
 from corridor.console.rendering import SECURITY_HEADERS, render
-from corridor.console.session import SignInRequired
 from corridor.kit.errors import CorridorError
 from corridor.web.authentication import CONSOLE_SESSION_COOKIE
 

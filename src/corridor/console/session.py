@@ -17,8 +17,9 @@ from corridor.auth import service as auth_service
 from corridor.auth.callers import Caller
 from corridor.auth.secrets import csrf_token
 from corridor.config import Settings
+from corridor.console.errors import SignInRequired
 from corridor.kit.clock import Clock
-from corridor.kit.errors import CorridorError, CsrfTokenInvalid, Unauthorized, ValidationFailed
+from corridor.kit.errors import CsrfTokenInvalid, Unauthorized, ValidationFailed
 from corridor.transfers.plugins import TransferPlugins
 from corridor.web.authentication import CONSOLE_SESSION_COOKIE, CSRF_HEADER
 from corridor.web.ratelimits import RateLimiter, client_address
@@ -31,17 +32,6 @@ SAFE_METHODS = frozenset({"GET", "HEAD"})
 # A console form is a handful of fields; a body with more is not one of ours.
 form_fields_max = 40
 form_bytes_max = 64 * 1024
-
-
-class SignInRequired(CorridorError):
-    """No console session, or one that expired or was signed out: the page sends the
-    person to sign-in (ConsoleRoute turns this into the redirect)."""
-
-    status, code = 401, "unauthorized"
-
-    def __init__(self, *, expired: bool) -> None:
-        super().__init__("Sign in to the console")
-        self.expired = expired
 
 
 @dataclass

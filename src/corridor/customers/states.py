@@ -16,6 +16,16 @@ class CustomerStatus(StrEnum):
     ARCHIVED = "ARCHIVED"
 
 
+class SandboxStatus(StrEnum):
+    """The statuses a sandbox decision may set; archiving has its own endpoint."""
+
+    ACTIVE = "ACTIVE"
+    REJECTED = "REJECTED"
+    RFI_PENDING = "RFI_PENDING"
+    SUSPENDED = "SUSPENDED"
+    UNDER_REVIEW = "UNDER_REVIEW"
+
+
 class CustomerType(StrEnum):
     INDIVIDUAL = "INDIVIDUAL"
     BUSINESS = "BUSINESS"

@@ -327,7 +327,6 @@ async def submit_verification(session_id: str, request: Request, context: Public
         )
     except CorridorError as error:
         return await _again(context, session_id, token, error, form=form)
-    await context.session.commit()
     return _see_page(context, session_id, token)
 
 
@@ -382,7 +381,6 @@ async def add_owner(session_id: str, request: Request, context: Public) -> Respo
         )
     except CorridorError as error:
         return await _again(context, session_id, token, error, owner_form=form, owner_roles=roles)
-    await context.session.commit()
     return _see_page(context, session_id, token, anchor="owners")
 
 
@@ -407,7 +405,6 @@ async def remove_owner(
         )
     except CorridorError as error:
         return await _again(context, session_id, token, error, owner_form={}, owner_roles=[])
-    await context.session.commit()
     return _see_page(context, session_id, token, anchor="owners")
 
 
@@ -498,8 +495,7 @@ async def confirm_page_upload(
         now=context.now(),
     )
     if isinstance(confirmed, Rejected):
-        await context.session.commit()
-        raise confirmed.error
+        return await context.refuse(confirmed.error)
     return await context.respond(DocumentRead.of(confirmed))
 
 

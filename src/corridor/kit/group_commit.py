@@ -21,17 +21,10 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.ext.asyncio import AsyncSession, AsyncSessionTransaction
 
-from corridor.kit.errors import ServiceUnavailable
+from corridor.kit.errors import BatchNotCommitted
 
 MEMBERS_MAX = 32
 WAIT_S = 0.002
-
-
-class BatchNotCommitted(ServiceUnavailable):
-    def __init__(self) -> None:
-        super().__init__(
-            "The transaction carrying this request failed to commit; nothing was written, retry"
-        )
 
 
 @dataclass(eq=False)

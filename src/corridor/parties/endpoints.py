@@ -164,7 +164,6 @@ async def delete_counterparty(counterparty_id: str, context: Context) -> Respons
         counterparty_id=counterparty_id,
         now=context.now(),
     )
-    await context.session.commit()
     return Response(status_code=204)
 
 

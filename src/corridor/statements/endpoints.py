@@ -3,14 +3,14 @@ transfers that did not touch its balance."""
 
 from __future__ import annotations
 
-from enum import Enum, StrEnum
+from enum import Enum
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
 
 from corridor.kit.errors import ValidationFailed
 from corridor.statements import exports, service
-from corridor.statements.rules import period_pattern
+from corridor.statements.rules import StatementFormat, period_pattern
 from corridor.statements.schemas import NonBalanceStatementRead, StatementRead
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES
@@ -18,12 +18,6 @@ from corridor.web.openapi import ERROR_RESPONSES
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 TAGS: list[str | Enum] = ["Accounts"]
 period_chars_max = 7
-
-
-class StatementFormat(StrEnum):
-    JSON = "json"
-    CSV = "csv"
-    PDF = "pdf"
 
 
 _MEDIA_TYPES = {

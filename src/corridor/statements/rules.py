@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from enum import StrEnum
 
 _PERIOD = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
 # What parse_period accepts, as a JSON Schema pattern (years 2000 to 9999).
@@ -14,6 +15,14 @@ period_pattern = r"^[2-9][0-9]{3}-(0[1-9]|1[0-2])$"
 # A statement lists every balance transaction of its month; beyond this it is refused
 # (the paginated balance-transactions list has them all).
 statement_lines_max = 20_000
+
+
+# What a statement is sent as (`format=`, or the Accept header). No docstring: it would
+# become the OpenAPI component's description.
+class StatementFormat(StrEnum):
+    JSON = "json"
+    CSV = "csv"
+    PDF = "pdf"
 
 
 @dataclass(frozen=True, slots=True)

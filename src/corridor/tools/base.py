@@ -80,18 +80,18 @@ class ToolError(Exception):
         return cls("validation_error", message, status=422, body=body)
 
 
-class KeepWork(Exception):
-    """A refusal whose work is kept (a submit parked for an owner's approval): the tool
-    call commits, then answers with `error`, as the REST endpoint does."""
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A handler's named result for a refusal whose work is kept (a submit parked for an
+    owner's approval): the tool call commits, then answers with `error`, as the REST
+    endpoint does with `context.refuse`."""
 
-    def __init__(self, error: CorridorError) -> None:
-        super().__init__(error.message)
-        self.error = error
+    error: CorridorError
 
 
 InputT = TypeVar("InputT", bound=RequestModel)
 ResultT = TypeVar("ResultT", bound=BaseModel)
-Handler = Callable[[ToolContext, Any], Awaitable[BaseModel]]
+Handler = Callable[[ToolContext, Any], Awaitable[BaseModel | Refused]]
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,7 @@ class Tool(Generic[InputT, ResultT]):
     result: type[ResultT]
     kind: ToolKind
     scope: str
-    handler: Callable[[ToolContext, InputT], Awaitable[ResultT]]
+    handler: Callable[[ToolContext, InputT], Awaitable[ResultT | Refused]]
     title: str = ""
     sandbox_only: bool = False
     # Agent keys act only for their agent (spec 5.4): tools outside that stay hidden.

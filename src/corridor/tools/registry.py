@@ -1,8 +1,9 @@
 """The registry: which tools a caller gets, and calling one as that caller.
 
 A call is one unit of work: its own session, committed when the tool succeeds, rolled
-back when it fails (a refusal that keeps its work, a parked agent payment, commits
-first). Arguments are validated against the tool's input model before anything runs.
+back when it fails. A handler that answers `Refused` (a parked agent payment) keeps its
+work: the call commits, then answers with the refusal's error. Arguments are validated
+against the tool's input model before anything runs.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from corridor.config import Settings
 from corridor.kit.clock import Clock
 from corridor.kit.db import Database
 from corridor.kit.errors import CorridorError, Forbidden
-from corridor.tools.base import KeepWork, Tool, ToolContext, ToolError, ToolKind
+from corridor.tools.base import Refused, Tool, ToolContext, ToolError, ToolKind
 from corridor.tools.catalog import TOOLS
 from corridor.transfers.plugins import TransferPlugins
 
@@ -90,9 +91,6 @@ async def run_tool(
         )
         try:
             result = await tool.handler(context, arguments)
-        except KeepWork as refusal:
-            await session.commit()
-            raise ToolError.of(refusal.error) from None
         except CorridorError as error:
             await session.rollback()
             raise ToolError.of(error) from None
@@ -100,7 +98,7 @@ async def run_tool(
             await session.rollback()
             raise
         await session.commit()
-        return result
+        return _answer(result)
 
 
 async def run_in_session(
@@ -121,9 +119,6 @@ async def run_in_session(
     savepoint = await session.begin_nested()
     try:
         result = await tool.handler(context, arguments)
-    except KeepWork as refusal:
-        await savepoint.commit()
-        raise ToolError.of(refusal.error) from None
     except CorridorError as error:
         await savepoint.rollback()
         raise ToolError.of(error) from None
@@ -131,7 +126,7 @@ async def run_in_session(
         await savepoint.rollback()
         raise
     await savepoint.commit()
-    return result
+    return _answer(result)
 
 
 async def dry_run(
@@ -148,10 +143,16 @@ async def dry_run(
             plugins=environment.plugins,
         )
         try:
-            return await tool.handler(context, arguments)
-        except KeepWork as refusal:
-            raise ToolError.of(refusal.error) from None
+            result = await tool.handler(context, arguments)
         except CorridorError as error:
             raise ToolError.of(error) from None
         finally:
             await session.rollback()
+        return _answer(result)
+
+
+def _answer(result: BaseModel | Refused) -> BaseModel:
+    """The tool's result, or its refusal as a ToolError once the work was kept."""
+    if isinstance(result, Refused):
+        raise ToolError.of(result.error)
+    return result

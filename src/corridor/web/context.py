@@ -70,6 +70,17 @@ class PublicContext:
         await self.session.commit()
         return Response(body, status_code=status, media_type="application/json")
 
+    async def refuse(self, error: CorridorError) -> Response:
+        """Answer with an error and keep the request's work all the same (a rejected upload
+        keeps its document marked rejected): the work commits, then the error is sent."""
+        await self.session.commit()
+        return Response(
+            render_error(error),
+            status_code=error.status,
+            headers=error.headers,
+            media_type="application/json",
+        )
+
 
 @dataclass
 class RequestContext(PublicContext):

@@ -1,8 +1,9 @@
-"""The handlers that turn every failure into the one error answer of API.md section 2."""
+"""The web layer's refusals (Idempotency-Key, rate limits), and the handlers that turn every
+failure into the one error answer of API.md section 2."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -13,6 +14,42 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Mount
 
 from corridor.kit.errors import CorridorError, InvalidJson, ServiceUnavailable, render_error
+
+
+class RateWindow(Protocol):
+    """What a 429 tells of the spent window (web/ratelimits.py's WindowState)."""
+
+    @property
+    def reset_s(self) -> int: ...
+
+    def headers(self) -> dict[str, str]: ...
+
+
+class IdempotencyKeyReused(CorridorError):
+    status, code = 409, "idempotency_key_reused"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "This Idempotency-Key was used with a different request; use a new key for a new request"
+        )
+
+
+class IdempotencyKeyInProgress(CorridorError):
+    status, code = 409, "idempotency_key_in_progress"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "A request with this Idempotency-Key is still being processed; retry later",
+            headers={"Retry-After": "1"},
+        )
+
+
+class RateLimited(CorridorError):
+    status, code = 429, "rate_limited"
+
+    def __init__(self, message: str, window: RateWindow) -> None:
+        super().__init__(message, headers={"Retry-After": str(window.reset_s), **window.headers()})
+
 
 # PostgreSQL's answers when it cannot take another connection (too many clients, starting
 # up or shutting down): the request did nothing and may be retried.

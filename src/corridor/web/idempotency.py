@@ -18,31 +18,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.kit.db import Database, affected_rows
-from corridor.kit.errors import CorridorError
 from corridor.kit.ids import new_id
 from corridor.models.idempotency import IdempotencyRecord
+from corridor.web.errors import IdempotencyKeyInProgress, IdempotencyKeyReused
 
 idempotency_key_chars_max = 255
 in_progress_lease_s = 300
-
-
-class IdempotencyKeyReused(CorridorError):
-    status, code = 409, "idempotency_key_reused"
-
-    def __init__(self) -> None:
-        super().__init__(
-            "This Idempotency-Key was used with a different request; use a new key for a new request"
-        )
-
-
-class IdempotencyKeyInProgress(CorridorError):
-    status, code = 409, "idempotency_key_in_progress"
-
-    def __init__(self) -> None:
-        super().__init__(
-            "A request with this Idempotency-Key is still being processed; retry later",
-            headers={"Retry-After": "1"},
-        )
 
 
 @dataclass(frozen=True, slots=True)

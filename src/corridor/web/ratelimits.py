@@ -33,22 +33,16 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.config import Settings
-from corridor.kit.errors import CorridorError, Unauthorized
+from corridor.kit.errors import Unauthorized
 from corridor.kit.logging import get_logger
 from corridor.models.organization import Organization
+from corridor.web.errors import RateLimited
 
 logger = get_logger("corridor.ratelimits")
 
 # How long an organization's own per-key limit is trusted before it is read again.
 organization_limit_cache_s = 30.0
 REQUEST_STATE_KEY = "rate_limit"
-
-
-class RateLimited(CorridorError):
-    status, code = 429, "rate_limited"
-
-    def __init__(self, message: str, window: WindowState) -> None:
-        super().__init__(message, headers={"Retry-After": str(window.reset_s), **window.headers()})
 
 
 @dataclass(frozen=True, slots=True)

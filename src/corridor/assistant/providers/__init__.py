@@ -7,14 +7,10 @@ from dataclasses import dataclass
 
 from pydantic_ai.models import Model
 
+from corridor.assistant.errors import ProviderNotConfigured
 from corridor.config import Settings
-from corridor.kit.errors import CorridorError
 
 DEFAULT_MODELS = {"anthropic": "claude-sonnet-5-5", "openai": "gpt-6.1-sol"}
-
-
-class ProviderNotConfigured(CorridorError):
-    status, code = 503, "assistant_provider_not_configured"
 
 
 @dataclass(frozen=True, slots=True)

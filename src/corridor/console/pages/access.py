@@ -14,7 +14,8 @@ from corridor.console.routing import SIGN_IN_PATH, console_router, local_path, r
 from corridor.console.session import CSRF_FIELD, ConsolePage, read_form
 from corridor.kit.errors import Unauthorized
 from corridor.web.authentication import CONSOLE_SESSION_COOKIE
-from corridor.web.ratelimits import RateLimited, RateLimiter, client_address
+from corridor.web.errors import RateLimited
+from corridor.web.ratelimits import RateLimiter, client_address
 
 router = console_router()
 

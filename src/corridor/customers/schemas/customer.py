@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from enum import StrEnum
 from typing import Annotated, Any
 
 from pydantic import (
@@ -22,6 +21,7 @@ from corridor.customers.states import (
     CapabilityStatus,
     CustomerStatus,
     CustomerType,
+    SandboxStatus,
 )
 from corridor.kit.emails import checked_email
 from corridor.kit.schemas import (
@@ -482,16 +482,6 @@ class VerificationSessionConfiguration(ResponseModel):
     expires_at: Timestamp
     steps: list[str] = Field(examples=[["terms_of_service", "personal_details", "id_document"]])
     requirements: list[RequirementRead]
-
-
-class SandboxStatus(StrEnum):
-    """The statuses a sandbox decision may set; archiving has its own endpoint."""
-
-    ACTIVE = "ACTIVE"
-    REJECTED = "REJECTED"
-    RFI_PENDING = "RFI_PENDING"
-    SUSPENDED = "SUSPENDED"
-    UNDER_REVIEW = "UNDER_REVIEW"
 
 
 class SandboxVerificationStatus(CustomersRequest):

@@ -11,7 +11,7 @@ from corridor.accounts import service as accounts
 from corridor.kit.errors import ValidationFailed
 from corridor.kit.schemas import CurrencyCode, MultiLineText
 from corridor.tools.amounts import DecimalString, minor_units_of
-from corridor.tools.base import KeepWork, Tool, ToolContext, ToolInput, ToolKind
+from corridor.tools.base import Refused, Tool, ToolContext, ToolInput, ToolKind
 from corridor.tools.catalog.common import (
     CounterpartyId,
     CustomerId,
@@ -144,9 +144,9 @@ def rest_update(args: UpdateTransfer) -> TransferUpdate:
     return TransferUpdate.model_validate(changes)
 
 
-def _submitted(outcome: TransferWithLegs | Parked) -> TransferResult:
+def _submitted(outcome: TransferWithLegs | Parked) -> TransferResult | Refused:
     if isinstance(outcome, Parked):
-        raise KeepWork(outcome.refusal)
+        return Refused(outcome.refusal)
     return transfer_result(outcome)
 
 
@@ -171,7 +171,7 @@ async def get_transfer(context: ToolContext, args: TransferInput) -> TransferRes
     return transfer_result(view.found)
 
 
-async def create_transfer(context: ToolContext, args: CreateTransfer) -> TransferResult:
+async def create_transfer(context: ToolContext, args: CreateTransfer) -> TransferResult | Refused:
     outcome = await service.create_transfer(
         context.session,
         caller=context.caller,
@@ -194,7 +194,7 @@ async def update_transfer(context: ToolContext, args: UpdateTransfer) -> Transfe
     return transfer_result(found)
 
 
-async def submit_transfer(context: ToolContext, args: TransferInput) -> TransferResult:
+async def submit_transfer(context: ToolContext, args: TransferInput) -> TransferResult | Refused:
     outcome = await actions.submit_transfer(
         context.session,
         caller=context.caller,

@@ -23,9 +23,9 @@ from corridor.kit.logging import get_logger
 from corridor.models.transfer import Transfer, TransferLeg
 from corridor.rails.base import RailName, RailStatus, rails_for_currency
 from corridor.rails.registry import adapter_for
-from corridor.transfers import events, lifecycle, repository
+from corridor.transfers import events, lifecycle, repository, system
 from corridor.transfers.deposits import instructions
-from corridor.transfers.engine import rail_io, system
+from corridor.transfers.engine import rail_io
 from corridor.transfers.money import postings
 from corridor.transfers.returns import refunds, returns
 from corridor.transfers.rules.flows import Flow, LegType, fee_payout_legs, is_chain, is_stablecoin

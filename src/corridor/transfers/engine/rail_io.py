@@ -12,8 +12,6 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from corridor.auth.callers import Caller, CallerKind
-from corridor.auth.scopes import UNRESTRICTED
 from corridor.kit.clock import as_utc, isoformat_z
 from corridor.models.party import ExternalAccount
 from corridor.models.transfer import Transfer, TransferLeg
@@ -22,8 +20,8 @@ from corridor.rails.base import PaymentInstruction, RailName, Schedule, Submissi
 from corridor.transfers.deposits.instructions import SANDBOX_BANK_NAME, SANDBOX_ROUTING_NUMBER
 from corridor.transfers.planning.resolution import REFERENCE_FIELDS
 from corridor.transfers.rules.flows import PAYOUT_LEGS, LegType
+from corridor.transfers.system import system_caller
 
-SYSTEM_ACTOR = "system"
 # The sandbox operating account fiat payouts leave from (`originatingAccount`).
 ORIGINATING_ACCOUNT = {
     "bankName": SANDBOX_BANK_NAME,
@@ -40,16 +38,6 @@ _LEG_REFERENCES = {
 }
 # Legs that send money out on their output rail: payouts, and a REFUND_* transfer's leg.
 OUTGOING_LEGS = PAYOUT_LEGS | {LegType.REFUND}
-
-
-def system_caller(organization_id: str) -> Caller:
-    """The engine acts for the organization, with no customer or account confinement."""
-    return Caller(
-        kind=CallerKind.ORGANIZATION_KEY,
-        organization_id=organization_id,
-        actor_id=SYSTEM_ACTOR,
-        scopes=frozenset({UNRESTRICTED}),
-    )
 
 
 def rail_of(leg: TransferLeg) -> RailName:

@@ -32,8 +32,7 @@ from corridor.kit.ids import new_id
 from corridor.models.transfer import Deposit, Transfer, TransferLeg
 from corridor.parties import service as parties
 from corridor.rails.base import rails_for_currency
-from corridor.transfers import events, repository
-from corridor.transfers.engine import rail_io, system
+from corridor.transfers import events, repository, system
 from corridor.transfers.money import entries, postings
 from corridor.transfers.money.entries import CLEARING, SUSPENSE, Movement, Ref
 from corridor.transfers.rules.flows import BOOK, Flow, LegType, is_chain, is_stablecoin
@@ -120,7 +119,7 @@ def _chain_target(
 async def _wallet_target(
     session: AsyncSession, transfer: Transfer, wallet_id: str
 ) -> RefundTarget | None:
-    caller = rail_io.system_caller(transfer.organization_id)
+    caller = system.system_caller(transfer.organization_id)
     wallet = await parties.get_external_wallet(session, caller=caller, external_wallet_id=wallet_id)
     if wallet.status != ACTIVE:
         return None
@@ -132,7 +131,7 @@ async def _wallet_target(
 async def _bank_target(
     session: AsyncSession, transfer: Transfer, account_id: str, came_in: str | None
 ) -> RefundTarget | None:
-    caller = rail_io.system_caller(transfer.organization_id)
+    caller = system.system_caller(transfer.organization_id)
     account = await parties.get_external_account(
         session, caller=caller, external_account_id=account_id
     )

@@ -1,5 +1,5 @@
-"""Transfers Corridor makes itself: a FEE_CRYPTO payout of a collected developer fee and a
-REFUND_* transfer of received money. Each is a child of the transfer it serves
+"""Transfers Corridor makes itself, as the system actor: a FEE_CRYPTO payout of a collected
+developer fee and a REFUND_* transfer of received money. Each is a child of the transfer it serves
 (`parent_transfer_id`), has exactly one leg, moves one amount in one currency, and starts
 PROCESSING: its money is already inside Corridor (in FEES or CLEARING), so the engine
 only has to send it.
@@ -12,12 +12,25 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from corridor.auth.callers import Caller, CallerKind
+from corridor.auth.scopes import UNRESTRICTED
 from corridor.kit.ids import new_id
 from corridor.models.transfer import Transfer, TransferLeg
 from corridor.transfers import events
-from corridor.transfers.engine import rail_io
 from corridor.transfers.rules.flows import Flow, LegType
 from corridor.transfers.rules.states import LegStatus, TransferStatus
+
+SYSTEM_ACTOR = "system"
+
+
+def system_caller(organization_id: str) -> Caller:
+    """The engine acts for the organization, with no customer or account confinement."""
+    return Caller(
+        kind=CallerKind.ORGANIZATION_KEY,
+        organization_id=organization_id,
+        actor_id=SYSTEM_ACTOR,
+        scopes=frozenset({UNRESTRICTED}),
+    )
 
 
 async def start_system_transfer(
@@ -56,8 +69,8 @@ async def start_system_transfer(
         document_ids=[],
         funding_needed=False,
         metadata_={},
-        created_by=rail_io.SYSTEM_ACTOR,
-        submitted_by=rail_io.SYSTEM_ACTOR,
+        created_by=SYSTEM_ACTOR,
+        submitted_by=SYSTEM_ACTOR,
         submitted_at=now,
         parent_transfer_id=parent.id,
         current_leg_index=0,

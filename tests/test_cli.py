@@ -294,6 +294,10 @@ def test_keys_list_fits_80_columns_and_keeps_whole_ids(environment):
     for key in listed:
         assert key["id"] in table
     assert "transfers:write" in table  # scopes wrap between scopes, not inside one
+    # The times stay whole, the revoked key's among them (its column used to be cut).
+    assert re.search(r"\bcreated\s+revoked$", table.splitlines()[0].rstrip()), table
+    revoked_row = next(line for line in table.splitlines() if created["id"] in line)
+    assert revoked_row.split()[-2:] == [listed[0]["createdAt"][:10], listed[0]["revokedAt"][:10]]
     wide = corridor({**environment, "COLUMNS": "160"}, "keys", "list").stdout
     assert all(key["prefix"] in wide for key in listed)
 

@@ -617,27 +617,60 @@ keys_table_wide_chars_min = 120
 
 
 def _keys_table(keys, *, width: int) -> Table:
-    """Ids whole on one line; names and scopes wrap. Narrow terminals get fewer columns."""
+    """Ids and times whole on one line; names and scopes wrap. Narrow terminals get fewer
+    columns."""
     wide = width >= keys_table_wide_chars_min
     moment = "%Y-%m-%d %H:%M" if wide else "%Y-%m-%d"
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
-    table.add_column("id", no_wrap=True)
-    table.add_column("name", overflow="fold", ratio=1)
-    if wide:
-        table.add_column("prefix", no_wrap=True)
-    # Scopes wrap between scopes, not inside one (up to 20 characters).
-    longest_scope = max((len(scope) for key in keys for scope in key.scopes), default=6)
-    table.add_column("scopes", overflow="fold", ratio=1, min_width=min(longest_scope, 20))
-    table.add_column("created", no_wrap=True)
-    table.add_column("revoked", no_wrap=True)
+    rows = []
     for key in keys:
         cells = [key.id, key.name, *([key.prefix] if wide else []), " ".join(key.scopes)]
         cells += [
             f"{key.created_at:{moment}}",
             f"{key.revoked_at:{moment}}" if key.revoked_at else "",
         ]
+        rows.append(cells)
+    # Scopes wrap between scopes, not inside one (up to 20 characters).
+    longest_scope = max((len(scope) for key in keys for scope in key.scopes), default=6)
+    headers = ["id", "name", *(["prefix"] if wide else []), "scopes", "created", "revoked"]
+    name_chars, scopes_chars = _wrapping_widths(
+        rows, headers, width=width, wrapping=(1, len(headers) - 3), minimum=min(longest_scope, 20)
+    )
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
+    table.add_column("id", no_wrap=True)
+    table.add_column("name", overflow="fold", ratio=1, width=name_chars)
+    if wide:
+        table.add_column("prefix", no_wrap=True)
+    table.add_column("scopes", overflow="fold", ratio=1, width=scopes_chars)
+    table.add_column("created", no_wrap=True)
+    table.add_column("revoked", no_wrap=True)
+    for cells in rows:
         table.add_row(*cells)
     return table
+
+
+def _wrapping_widths(
+    rows: list[list[str]],
+    headers: list[str],
+    *,
+    width: int,
+    wrapping: tuple[int, int],
+    minimum: int,
+) -> tuple[int | None, int | None]:
+    """Widths of the two wrapping columns at `wrapping` when the table would not fit
+    `width` otherwise (None, None when it fits): the other columns keep their whole
+    width (Rich would cut them), the second wrapping column at least `minimum`."""
+    natural = [max(len(cell) for cell in column) for column in zip(headers, *rows, strict=True)]
+    gaps_chars = 2 * (len(headers) - 1)
+    first, second = wrapping
+    budget = (
+        width
+        - gaps_chars
+        - sum(chars for index, chars in enumerate(natural) if index not in wrapping)
+    )
+    if natural[first] + natural[second] <= budget or budget < minimum + 4:
+        return None, None  # it fits, or nothing can: Rich shares the width out
+    second_chars = min(natural[second], max(minimum, budget // 2))
+    return max(budget - second_chars, 4), second_chars
 
 
 @keys_app.command("revoke")

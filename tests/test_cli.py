@@ -211,6 +211,34 @@ def test_a_database_that_cannot_be_opened_is_one_line_every_time(environment, tm
         assert "unable to open database file" in line
 
 
+@pytest.mark.parametrize(
+    "url",
+    ["postgresql://u@h/x", "mysql://u@h/x", "sqlite:///x.db", "postgresql+psycopg2://u@h/x"],
+)
+def test_a_database_url_of_another_driver_names_the_two_that_work(environment, url):
+    """It used to print `ModuleNotFoundError: No module named 'psycopg'`."""
+    line = _one_line_error(
+        corridor({**environment, "CORRIDOR_DATABASE_URL": url}, "keys", "list", check=False)
+    )
+    assert url in line
+    assert "use postgresql+asyncpg:// or sqlite+aiosqlite://" in line
+
+
+def test_a_database_never_migrated_says_to_run_migrate(environment, tmp_path):
+    """A missing file (`keys create` first thing in a new checkout, where .corridor/ is not
+    made yet) and a file without the tables."""
+    fresh = {
+        **environment,
+        "CORRIDOR_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / '.corridor' / 'corridor.db'}",
+    }
+    line = _one_line_error(corridor(fresh, "keys", "create", check=False))
+    assert "unable to open database file" in line and "run `corridor migrate` first" in line
+    (tmp_path / "empty.db").touch()
+    empty = {**environment, "CORRIDOR_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'empty.db'}"}
+    line = _one_line_error(corridor(empty, "keys", "list", check=False))
+    assert "no such table" in line and "run `corridor migrate` first" in line
+
+
 def test_a_bad_setting_is_named_in_one_line(environment):
     line = _one_line_error(
         corridor({**environment, "CORRIDOR_PORT": "eighty"}, "keys", "list", check=False)

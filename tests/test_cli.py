@@ -175,6 +175,19 @@ def test_serve_help_names_the_port_and_host_settings(environment):
     assert "CORRIDOR_HOST" in text
 
 
+def test_serve_on_a_port_in_use_is_one_line_before_anything_starts(environment):
+    """It used to print "serving on", start the workers, then fail in uvicorn (exit 3)."""
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        failed = corridor(environment, "serve", "--port", str(port), check=False)
+    assert failed.stdout == ""
+    assert _one_line_error(failed) == (
+        f"Error: 127.0.0.1:{port} is in use; choose --port or CORRIDOR_PORT"
+    )
+
+
 def _one_line_error(failed: subprocess.CompletedProcess[str]) -> str:
     assert failed.returncode == 1, failed
     assert "Traceback" not in failed.stderr
@@ -217,11 +230,12 @@ def test_a_database_that_cannot_be_opened_is_one_line_every_time(environment, tm
 )
 def test_a_database_url_of_another_driver_names_the_two_that_work(environment, url):
     """It used to print `ModuleNotFoundError: No module named 'psycopg'`."""
-    line = _one_line_error(
-        corridor({**environment, "CORRIDOR_DATABASE_URL": url}, "keys", "list", check=False)
-    )
-    assert url in line
-    assert "use postgresql+asyncpg:// or sqlite+aiosqlite://" in line
+    for command in (["keys", "list"], ["serve", "--port", "1"]):  # serve checks it first
+        line = _one_line_error(
+            corridor({**environment, "CORRIDOR_DATABASE_URL": url}, *command, check=False)
+        )
+        assert url in line
+        assert "use postgresql+asyncpg:// or sqlite+aiosqlite://" in line
 
 
 def test_a_database_never_migrated_says_to_run_migrate(environment, tmp_path):

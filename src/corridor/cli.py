@@ -303,6 +303,8 @@ def serve(
     from corridor.web.middleware import request_head_bytes_max
 
     settings = get_settings()
+    _check_database_scheme(settings.database_url)
+    _check_can_listen(host or settings.host, port or settings.port)
     # The embedded SQLite default stays one process with the workers inside it, as
     # `make serve` promises; on PostgreSQL one API process per core.
     embedded = settings.database_url.startswith("sqlite")
@@ -346,6 +348,42 @@ def serve(
         if worker_process is not None:
             worker_process.terminate()
             worker_process.wait(timeout=30)
+
+
+def _check_database_scheme(url: str) -> None:
+    """Another driver's URL would fail inside uvicorn's startup, traceback and all."""
+    from corridor.kit.failures import SUPPORTED_DATABASE_SCHEMES
+
+    if url.split("://", 1)[0] not in SUPPORTED_DATABASE_SCHEMES:
+        errors.print(
+            f"Error: cannot use {_safe_url(url)}: Corridor has no driver for it; "
+            "use postgresql+asyncpg:// or sqlite+aiosqlite://",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(code=1)
+
+
+def _check_can_listen(host: str, port: int) -> None:
+    """Bind the address once before saying "serving on" and starting workers: a port in use
+    used to show up after them, as uvicorn's traceback-like [Errno 98] and exit status 3."""
+    import errno
+    import socket
+
+    try:
+        # As uvicorn binds it (SO_REUSEADDR): a port left in TIME_WAIT is free, a listening
+        # one is not.
+        socket.create_server((host, port)).close()
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            message = f"{host}:{port} is in use; choose --port or CORRIDOR_PORT"
+        else:
+            # create_server adds "(while attempting to bind on address …)": said already.
+            reason = (error.strerror or str(error)).split(" (while attempting")[0]
+            message = f"cannot listen on {host}:{port}: {reason}"
+        errors.print(f"Error: {message}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(code=1) from None
 
 
 @app.command()

@@ -112,7 +112,12 @@ def _migrations_count() -> int:
 
 
 def test_migrate_says_what_it_applied_and_only_then_already_up_to_date(environment):
-    first = corridor(environment, "migrate").stdout
+    migrated = corridor(environment, "migrate")
+    first = migrated.stdout
+    # One line per migration, its docstring's first line (they used to print whole
+    # paragraphs), and nothing on stderr off a terminal (the progress bar left a blank line).
+    assert len(first.splitlines()) == _migrations_count() + 1, first
+    assert migrated.stderr == ""
     assert "Applied 0001: foundation" in first
     assert f"Applied {_migrations_count()} migrations" in first
     assert "up to date" not in first

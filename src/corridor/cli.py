@@ -162,7 +162,11 @@ def migrate() -> None:
             settings.database_url, on_applied=lambda _: progress.advance(task)
         )
     for migration in applied:
-        console.print(f"Applied {migration.revision}: {migration.description}", highlight=False)
+        console.print(
+            f"Applied {migration.revision}: {_first_line(migration.description)}",
+            highlight=False,
+            soft_wrap=True,
+        )
     console.print(
         f"[green]Applied {len(applied)} migration{'s' if len(applied) != 1 else ''}[/green]; "
         f"the database is at {applied[-1].revision if applied else 'head'} ({where}).",
@@ -171,15 +175,26 @@ def migrate() -> None:
     )
 
 
+def _first_line(description: str) -> str:
+    """A migration's docstring may run to a paragraph: its first line, "…" when more follows."""
+    lines = [line.strip() for line in description.strip().splitlines()]
+    if not lines:
+        return ""
+    return lines[0] + (" …" if len(lines) > 1 and lines[1] else "")
+
+
 def _progress() -> Progress:
     """A progress bar on standard error (standard output stays for results), shown only on
-    a terminal; lines printed through its console appear above it."""
+    a terminal (elsewhere it would leave a blank line); lines printed through its console
+    appear above it."""
+    stderr = Console(stderr=True)
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        console=Console(stderr=True),
+        console=stderr,
         transient=True,
+        disable=not stderr.is_terminal,
     )
 
 

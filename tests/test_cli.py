@@ -265,6 +265,15 @@ def test_a_bad_setting_is_named_in_one_line(environment):
     assert "CORRIDOR_PORT" in line
 
 
+def test_a_rule_across_settings_names_the_settings_involved(environment):
+    """It used to say `invalid setting CORRIDOR_: Value error, webhook_claim_lease_s …`."""
+    line = _one_line_error(
+        corridor({**environment, "CORRIDOR_WEBHOOK_TIMEOUT_S": "100"}, "migrate", check=False)
+    )
+    assert "CORRIDOR_WEBHOOK_CLAIM_LEASE_S must be longer than CORRIDOR_WEBHOOK_TIMEOUT_S" in line
+    assert "CORRIDOR_:" not in line and "Value error" not in line
+
+
 @pytest.mark.parametrize(
     "command",
     [

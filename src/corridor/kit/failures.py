@@ -4,6 +4,7 @@ traceback."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 
 def _first_line(text: str) -> str:
@@ -39,6 +40,19 @@ def _unsupported_driver(error: BaseException, database: str) -> bool:
     )
 
 
+def _setting_problem(problem: Any) -> str:
+    """`CORRIDOR_NAME: what is wrong`; a rule across settings (no location) names them in its
+    message by field name (webhook_claim_lease_s), shown as the variables to set."""
+    if problem["loc"]:
+        return (
+            f"CORRIDOR_{'_'.join(str(part) for part in problem['loc']).upper()}: {problem['msg']}"
+        )
+    message = str(problem["msg"]).removeprefix("Value error, ")
+    return re.sub(
+        r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b", lambda name: f"CORRIDOR_{name[0].upper()}", message
+    )
+
+
 def describe_failure(error: BaseException, *, database: str = "the database") -> str:
     """`database` names the database in use (without its password) for connection errors."""
     from pydantic import ValidationError
@@ -54,11 +68,9 @@ def describe_failure(error: BaseException, *, database: str = "the database") ->
             "use postgresql+asyncpg:// or sqlite+aiosqlite://"
         )
     if isinstance(error, ValidationError) and error.title == "Settings":
-        problems = [
-            f"CORRIDOR_{'_'.join(str(part) for part in problem['loc']).upper()}: {problem['msg']}"
-            for problem in error.errors()
-        ]
-        return "invalid setting " + "; ".join(problems)
+        return "invalid setting " + "; ".join(
+            _setting_problem(problem) for problem in error.errors()
+        )
     if isinstance(error, IntegrityError):
         return f"the database refused the change: {_first_line(str(error.orig))}"
     if isinstance(error, DBAPIError):

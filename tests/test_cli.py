@@ -134,6 +134,15 @@ def test_migrate_shows_a_progress_bar_on_a_terminal(environment):
     assert f"{count}/{count}" in migrated.stderr
 
 
+def test_reencrypt_secrets_shows_a_progress_bar_on_a_terminal_only(environment):
+    corridor(environment, "init", "--json")
+    on_terminal = corridor({**environment, "TTY_COMPATIBLE": "1"}, "reencrypt-secrets")
+    assert "Encrypting secrets" in on_terminal.stderr and "0/0" in on_terminal.stderr
+    elsewhere = corridor(environment, "reencrypt-secrets")
+    assert elsewhere.stderr == ""
+    assert "0 webhook endpoint" in elsewhere.stdout
+
+
 def test_version_and_short_help(environment):
     from corridor import __version__
 

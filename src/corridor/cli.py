@@ -984,6 +984,10 @@ def _moment(text: str, now, option: str):
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+# `reencrypt-secrets` rewrites endpoints in batches of this many, one transaction each.
+reencrypt_batch_endpoints = 200
+
+
 @app.command("reencrypt-secrets")
 def reencrypt_secrets() -> None:
     """Encrypt every stored webhook signing secret again under CORRIDOR_SECRET_KEY.
@@ -998,9 +1002,23 @@ def reencrypt_secrets() -> None:
 
     async def main() -> int:
         database, _, _ = _open()
+        done, last_id = 0, None
         try:
-            async with database.session() as session, session.begin():
-                return await repository.reencrypt_secrets(session)
+            async with database.session(write=False) as session:
+                total = await repository.count_all_endpoints(session)
+            with _progress() as progress:
+                task = progress.add_task("Encrypting secrets", total=total)
+                # Batches of one transaction each: the retired keys still read what is
+                # not done yet, so stopping halfway loses nothing.
+                while True:
+                    async with database.session() as session, session.begin():
+                        ids = await repository.reencrypt_secrets(
+                            session, after_id=last_id, endpoints_max=reencrypt_batch_endpoints
+                        )
+                    if not ids:
+                        return done
+                    done, last_id = done + len(ids), ids[-1]
+                    progress.advance(task, len(ids))
         finally:
             await database.dispose()
 

@@ -261,6 +261,10 @@ def test_a_database_never_migrated_says_to_run_migrate(environment, tmp_path):
     }
     line = _one_line_error(corridor(fresh, "keys", "create", check=False))
     assert "unable to open database file" in line and "run `corridor migrate` first" in line
+    corridor(fresh, "migrate")
+    no_organization = corridor(fresh, "keys", "create", check=False)
+    assert no_organization.returncode == 2
+    assert no_organization.stderr == "corridor: no organization yet: run `corridor init` first\n"
     (tmp_path / "empty.db").touch()
     empty = {**environment, "CORRIDOR_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'empty.db'}"}
     line = _one_line_error(corridor(empty, "keys", "list", check=False))

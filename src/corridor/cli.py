@@ -564,7 +564,9 @@ async def _resolve_organization(session, organization_id: str | None) -> str:
         return organization_id
     only = await repository.only_organization_id(session)
     if only is None:
-        _usage_error("several organizations (or none) exist: pass --organization org_…")
+        if await repository.count_organizations(session) == 0:
+            _usage_error("no organization yet: run `corridor init` first")
+        _usage_error("several organizations exist: pass --organization org_…")
     return only
 
 

@@ -112,7 +112,12 @@ def _migrations_count() -> int:
 
 
 def test_migrate_says_what_it_applied_and_only_then_already_up_to_date(environment):
-    first = corridor(environment, "migrate").stdout
+    migrated = corridor(environment, "migrate")
+    first = migrated.stdout
+    # One line per migration, its docstring's first line (they used to print whole
+    # paragraphs), and nothing on stderr off a terminal (the progress bar left a blank line).
+    assert len(first.splitlines()) == _migrations_count() + 1, first
+    assert migrated.stderr == ""
     assert "Applied 0001: foundation" in first
     assert f"Applied {_migrations_count()} migrations" in first
     assert "up to date" not in first
@@ -127,6 +132,15 @@ def test_migrate_shows_a_progress_bar_on_a_terminal(environment):
     assert "Migrating" in migrated.stderr
     count = _migrations_count()
     assert f"{count}/{count}" in migrated.stderr
+
+
+def test_reencrypt_secrets_shows_a_progress_bar_on_a_terminal_only(environment):
+    corridor(environment, "init", "--json")
+    on_terminal = corridor({**environment, "TTY_COMPATIBLE": "1"}, "reencrypt-secrets")
+    assert "Encrypting secrets" in on_terminal.stderr and "0/0" in on_terminal.stderr
+    elsewhere = corridor(environment, "reencrypt-secrets")
+    assert elsewhere.stderr == ""
+    assert "0 webhook endpoint" in elsewhere.stdout
 
 
 def test_version_and_short_help(environment):
@@ -175,6 +189,19 @@ def test_serve_help_names_the_port_and_host_settings(environment):
     assert "CORRIDOR_HOST" in text
 
 
+def test_serve_on_a_port_in_use_is_one_line_before_anything_starts(environment):
+    """It used to print "serving on", start the workers, then fail in uvicorn (exit 3)."""
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        failed = corridor(environment, "serve", "--port", str(port), check=False)
+    assert failed.stdout == ""
+    assert _one_line_error(failed) == (
+        f"Error: 127.0.0.1:{port} is in use; choose --port or CORRIDOR_PORT"
+    )
+
+
 def _one_line_error(failed: subprocess.CompletedProcess[str]) -> str:
     assert failed.returncode == 1, failed
     assert "Traceback" not in failed.stderr
@@ -211,11 +238,53 @@ def test_a_database_that_cannot_be_opened_is_one_line_every_time(environment, tm
         assert "unable to open database file" in line
 
 
+@pytest.mark.parametrize(
+    "url",
+    ["postgresql://u@h/x", "mysql://u@h/x", "sqlite:///x.db", "postgresql+psycopg2://u@h/x"],
+)
+def test_a_database_url_of_another_driver_names_the_two_that_work(environment, url):
+    """It used to print `ModuleNotFoundError: No module named 'psycopg'`."""
+    for command in (["keys", "list"], ["serve", "--port", "1"]):  # serve checks it first
+        line = _one_line_error(
+            corridor({**environment, "CORRIDOR_DATABASE_URL": url}, *command, check=False)
+        )
+        assert url in line
+        assert "use postgresql+asyncpg:// or sqlite+aiosqlite://" in line
+
+
+def test_a_database_never_migrated_says_to_run_migrate(environment, tmp_path):
+    """A missing file (`keys create` first thing in a new checkout, where .corridor/ is not
+    made yet) and a file without the tables."""
+    fresh = {
+        **environment,
+        "CORRIDOR_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / '.corridor' / 'corridor.db'}",
+    }
+    line = _one_line_error(corridor(fresh, "keys", "create", check=False))
+    assert "unable to open database file" in line and "run `corridor migrate` first" in line
+    corridor(fresh, "migrate")
+    no_organization = corridor(fresh, "keys", "create", check=False)
+    assert no_organization.returncode == 2
+    assert no_organization.stderr == "corridor: no organization yet: run `corridor init` first\n"
+    (tmp_path / "empty.db").touch()
+    empty = {**environment, "CORRIDOR_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'empty.db'}"}
+    line = _one_line_error(corridor(empty, "keys", "list", check=False))
+    assert "no such table" in line and "run `corridor migrate` first" in line
+
+
 def test_a_bad_setting_is_named_in_one_line(environment):
     line = _one_line_error(
         corridor({**environment, "CORRIDOR_PORT": "eighty"}, "keys", "list", check=False)
     )
     assert "CORRIDOR_PORT" in line
+
+
+def test_a_rule_across_settings_names_the_settings_involved(environment):
+    """It used to say `invalid setting CORRIDOR_: Value error, webhook_claim_lease_s …`."""
+    line = _one_line_error(
+        corridor({**environment, "CORRIDOR_WEBHOOK_TIMEOUT_S": "100"}, "migrate", check=False)
+    )
+    assert "CORRIDOR_WEBHOOK_CLAIM_LEASE_S must be longer than CORRIDOR_WEBHOOK_TIMEOUT_S" in line
+    assert "CORRIDOR_:" not in line and "Value error" not in line
 
 
 @pytest.mark.parametrize(
@@ -294,6 +363,10 @@ def test_keys_list_fits_80_columns_and_keeps_whole_ids(environment):
     for key in listed:
         assert key["id"] in table
     assert "transfers:write" in table  # scopes wrap between scopes, not inside one
+    # The times stay whole, the revoked key's among them (its column used to be cut).
+    assert re.search(r"\bcreated\s+revoked$", table.splitlines()[0].rstrip()), table
+    revoked_row = next(line for line in table.splitlines() if created["id"] in line)
+    assert revoked_row.split()[-2:] == [listed[0]["createdAt"][:10], listed[0]["revokedAt"][:10]]
     wide = corridor({**environment, "COLUMNS": "160"}, "keys", "list").stdout
     assert all(key["prefix"] in wide for key in listed)
 

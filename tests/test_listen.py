@@ -196,3 +196,39 @@ def test_listen_says_in_one_line_when_the_server_is_unreachable(tmp_path):
     assert failed.returncode == 1
     assert "Traceback" not in failed.stderr
     assert failed.stderr.strip().startswith("Error: cannot reach http://127.0.0.1:9")
+
+
+# Nothing listens there.
+_LISTEN_NOWHERE = [
+    sys.executable,
+    "-m",
+    "corridor.cli",
+    "listen",
+    "--base-url",
+    "http://127.0.0.1:9",
+]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (["--forward-to", "not-a-url"], "--forward-to 'not-a-url' is not an http:// or https://"),
+        (["--forward-to", "ftp://example.com/x"], "is not an http:// or https:// URL"),
+        (["--forward-to", "http://"], "is not an http:// or https:// URL with a host"),
+        (["-e", "transfer..nope"], "--event 'transfer..nope' is not an event type"),
+    ],
+    ids=["no-scheme", "ftp", "no-host", "bad-event-type"],
+)
+def test_listen_refuses_bad_options_in_one_line_before_anything_starts(arguments, said):
+    """A --forward-to that is no URL used to be accepted, then fail at every delivery.
+    Nothing listens at the base URL: the options are refused before it is called."""
+    failed = subprocess.run(
+        [*_LISTEN_NOWHERE, *arguments],
+        env={**os.environ, "CORRIDOR_API_KEY": "sk_sandbox_nothing"},
+        capture_output=True,
+        text=True,
+        timeout=line_wait_s_max,
+    )
+    assert failed.returncode == 1
+    assert failed.stderr.count("\n") == 1 and "Traceback" not in failed.stderr
+    assert failed.stderr.startswith("Error: ") and said in failed.stderr, failed.stderr

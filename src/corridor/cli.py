@@ -162,7 +162,11 @@ def migrate() -> None:
             settings.database_url, on_applied=lambda _: progress.advance(task)
         )
     for migration in applied:
-        console.print(f"Applied {migration.revision}: {migration.description}", highlight=False)
+        console.print(
+            f"Applied {migration.revision}: {_first_line(migration.description)}",
+            highlight=False,
+            soft_wrap=True,
+        )
     console.print(
         f"[green]Applied {len(applied)} migration{'s' if len(applied) != 1 else ''}[/green]; "
         f"the database is at {applied[-1].revision if applied else 'head'} ({where}).",
@@ -171,15 +175,26 @@ def migrate() -> None:
     )
 
 
+def _first_line(description: str) -> str:
+    """A migration's docstring may run to a paragraph: its first line, "…" when more follows."""
+    lines = [line.strip() for line in description.strip().splitlines()]
+    if not lines:
+        return ""
+    return lines[0] + (" …" if len(lines) > 1 and lines[1] else "")
+
+
 def _progress() -> Progress:
     """A progress bar on standard error (standard output stays for results), shown only on
-    a terminal; lines printed through its console appear above it."""
+    a terminal (elsewhere it would leave a blank line); lines printed through its console
+    appear above it."""
+    stderr = Console(stderr=True)
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        console=Console(stderr=True),
+        console=stderr,
         transient=True,
+        disable=not stderr.is_terminal,
     )
 
 
@@ -303,6 +318,8 @@ def serve(
     from corridor.web.middleware import request_head_bytes_max
 
     settings = get_settings()
+    _check_database_scheme(settings.database_url)
+    _check_can_listen(host or settings.host, port or settings.port)
     # The embedded SQLite default stays one process with the workers inside it, as
     # `make serve` promises; on PostgreSQL one API process per core.
     embedded = settings.is_sqlite
@@ -346,6 +363,42 @@ def serve(
         if worker_process is not None:
             worker_process.terminate()
             worker_process.wait(timeout=30)
+
+
+def _check_database_scheme(url: str) -> None:
+    """Another driver's URL would fail inside uvicorn's startup, traceback and all."""
+    from corridor.kit.failures import SUPPORTED_DATABASE_SCHEMES
+
+    if url.split("://", 1)[0] not in SUPPORTED_DATABASE_SCHEMES:
+        errors.print(
+            f"Error: cannot use {_safe_url(url)}: Corridor has no driver for it; "
+            "use postgresql+asyncpg:// or sqlite+aiosqlite://",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(code=1)
+
+
+def _check_can_listen(host: str, port: int) -> None:
+    """Bind the address once before saying "serving on" and starting workers: a port in use
+    used to show up after them, as uvicorn's traceback-like [Errno 98] and exit status 3."""
+    import errno
+    import socket
+
+    try:
+        # As uvicorn binds it (SO_REUSEADDR): a port left in TIME_WAIT is free, a listening
+        # one is not.
+        socket.create_server((host, port)).close()
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            message = f"{host}:{port} is in use; choose --port or CORRIDOR_PORT"
+        else:
+            # create_server adds "(while attempting to bind on address …)": said already.
+            reason = (error.strerror or str(error)).split(" (while attempting")[0]
+            message = f"cannot listen on {host}:{port}: {reason}"
+        errors.print(f"Error: {message}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(code=1) from None
 
 
 @app.command()
@@ -511,7 +564,9 @@ async def _resolve_organization(session, organization_id: str | None) -> str:
         return organization_id
     only = await repository.only_organization_id(session)
     if only is None:
-        _usage_error("several organizations (or none) exist: pass --organization org_…")
+        if await repository.count_organizations(session) == 0:
+            _usage_error("no organization yet: run `corridor init` first")
+        _usage_error("several organizations exist: pass --organization org_…")
     return only
 
 
@@ -617,27 +672,60 @@ keys_table_wide_chars_min = 120
 
 
 def _keys_table(keys, *, width: int) -> Table:
-    """Ids whole on one line; names and scopes wrap. Narrow terminals get fewer columns."""
+    """Ids and times whole on one line; names and scopes wrap. Narrow terminals get fewer
+    columns."""
     wide = width >= keys_table_wide_chars_min
     moment = "%Y-%m-%d %H:%M" if wide else "%Y-%m-%d"
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
-    table.add_column("id", no_wrap=True)
-    table.add_column("name", overflow="fold", ratio=1)
-    if wide:
-        table.add_column("prefix", no_wrap=True)
-    # Scopes wrap between scopes, not inside one (up to 20 characters).
-    longest_scope = max((len(scope) for key in keys for scope in key.scopes), default=6)
-    table.add_column("scopes", overflow="fold", ratio=1, min_width=min(longest_scope, 20))
-    table.add_column("created", no_wrap=True)
-    table.add_column("revoked", no_wrap=True)
+    rows = []
     for key in keys:
         cells = [key.id, key.name, *([key.prefix] if wide else []), " ".join(key.scopes)]
         cells += [
             f"{key.created_at:{moment}}",
             f"{key.revoked_at:{moment}}" if key.revoked_at else "",
         ]
+        rows.append(cells)
+    # Scopes wrap between scopes, not inside one (up to 20 characters).
+    longest_scope = max((len(scope) for key in keys for scope in key.scopes), default=6)
+    headers = ["id", "name", *(["prefix"] if wide else []), "scopes", "created", "revoked"]
+    name_chars, scopes_chars = _wrapping_widths(
+        rows, headers, width=width, wrapping=(1, len(headers) - 3), minimum=min(longest_scope, 20)
+    )
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
+    table.add_column("id", no_wrap=True)
+    table.add_column("name", overflow="fold", ratio=1, width=name_chars)
+    if wide:
+        table.add_column("prefix", no_wrap=True)
+    table.add_column("scopes", overflow="fold", ratio=1, width=scopes_chars)
+    table.add_column("created", no_wrap=True)
+    table.add_column("revoked", no_wrap=True)
+    for cells in rows:
         table.add_row(*cells)
     return table
+
+
+def _wrapping_widths(
+    rows: list[list[str]],
+    headers: list[str],
+    *,
+    width: int,
+    wrapping: tuple[int, int],
+    minimum: int,
+) -> tuple[int | None, int | None]:
+    """Widths of the two wrapping columns at `wrapping` when the table would not fit
+    `width` otherwise (None, None when it fits): the other columns keep their whole
+    width (Rich would cut them), the second wrapping column at least `minimum`."""
+    natural = [max(len(cell) for cell in column) for column in zip(headers, *rows, strict=True)]
+    gaps_chars = 2 * (len(headers) - 1)
+    first, second = wrapping
+    budget = (
+        width
+        - gaps_chars
+        - sum(chars for index, chars in enumerate(natural) if index not in wrapping)
+    )
+    if natural[first] + natural[second] <= budget or budget < minimum + 4:
+        return None, None  # it fits, or nothing can: Rich shares the width out
+    second_chars = min(natural[second], max(minimum, budget // 2))
+    return max(budget - second_chars, 4), second_chars
 
 
 @keys_app.command("revoke")
@@ -902,6 +990,10 @@ def _moment(text: str, now, option: str):
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+# `reencrypt-secrets` rewrites endpoints in batches of this many, one transaction each.
+reencrypt_batch_endpoints = 200
+
+
 @app.command("reencrypt-secrets")
 def reencrypt_secrets() -> None:
     """Encrypt every stored webhook signing secret again under CORRIDOR_SECRET_KEY.
@@ -916,9 +1008,23 @@ def reencrypt_secrets() -> None:
 
     async def main() -> int:
         database, _, _ = _open()
+        done, last_id = 0, None
         try:
-            async with database.session() as session, session.begin():
-                return await repository.reencrypt_secrets(session)
+            async with database.session(write=False) as session:
+                total = await repository.count_all_endpoints(session)
+            with _progress() as progress:
+                task = progress.add_task("Encrypting secrets", total=total)
+                # Batches of one transaction each: the retired keys still read what is
+                # not done yet, so stopping halfway loses nothing.
+                while True:
+                    async with database.session() as session, session.begin():
+                        ids = await repository.reencrypt_secrets(
+                            session, after_id=last_id, endpoints_max=reencrypt_batch_endpoints
+                        )
+                    if not ids:
+                        return done
+                    done, last_id = done + len(ids), ids[-1]
+                    progress.advance(task, len(ids))
         finally:
             await database.dispose()
 

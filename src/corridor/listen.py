@@ -20,6 +20,8 @@ from typing import Any
 import httpx
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
+from corridor.webhooks.schemas import EVENT_TYPE_PATTERN
+
 receiver_path = "/webhooks"
 endpoint_description = "corridor listen"
 # A delivery body larger than this is refused (the server sends far smaller ones).
@@ -241,9 +243,31 @@ def _stop_on_terminate() -> threading.Event:
     return stop
 
 
+def check_options(options: Options) -> None:
+    """Refuse at once what would otherwise fail at every delivery (a --forward-to that is
+    no web address) or in the server's answer (an event type not shaped like one)."""
+    import re
+    from urllib.parse import urlsplit
+
+    if options.forward_to is not None:
+        target = urlsplit(options.forward_to)
+        if target.scheme not in ("http", "https") or not target.hostname:
+            raise ListenError(
+                f"--forward-to {options.forward_to!r} is not an http:// or https:// URL "
+                "with a host (e.g. http://127.0.0.1:3000/webhooks)"
+            )
+    for event_type in options.event_types:
+        if not re.fullmatch(EVENT_TYPE_PATTERN, event_type):
+            raise ListenError(
+                f"--event {event_type!r} is not an event type: lowercase words joined by dots, "
+                "e.g. transfer.completed"
+            )
+
+
 def listen(options: Options, *, say: Callable[[str], None], write: Callable[[str], None]) -> None:
     """Run until Ctrl+C or SIGTERM. `say` reports on the listening itself (standard error),
     `write` prints events (standard output)."""
+    check_options(options)
     stop = _stop_on_terminate()
     api = Api(options.api_url, options.api_key)
     try:

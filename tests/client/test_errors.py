@@ -12,9 +12,12 @@ from corridor_client import (
     CorridorError,
     InvalidStateError,
     NotFoundError,
+    RequestValidationError,
+    ResponseValidationError,
     ValidationError,
 )
 from corridor_client.errors import ConflictError, InsufficientFundsError
+from tests.client.scripted_server import Answer, ScriptedServer
 from tests.client.support import BANK_ACCOUNT, ach_payout, funded_payer
 from tests.live_server import LiveServer, free_port
 
@@ -84,7 +87,7 @@ def test_a_body_that_does_not_match_the_schema_is_refused_before_sending():
     # Nothing listens on that port: a request sent would fail with a connection error.
     nowhere = f"http://127.0.0.1:{free_port()}"
     with Corridor(api_key="k", base_url=nowhere) as corridor:
-        with pytest.raises(pydantic.ValidationError, match="cusomer_id"):
+        with pytest.raises(RequestValidationError, match="cusomer_id"):
             corridor.transfers.create(
                 cusomer_id="cus_1",
                 source={"account_id": "acc_1"},
@@ -93,3 +96,42 @@ def test_a_body_that_does_not_match_the_schema_is_refused_before_sending():
             )
         with pytest.raises(TypeError, match="not both"):
             corridor.transfers.update("tfr_1", {"remarks": "a"}, remarks="b")
+
+
+async def test_a_request_refused_before_sending_is_a_corridor_validation_error():
+    """It used to be pydantic's own ValidationError: not a CorridorError, and a namesake
+    of corridor_client.ValidationError that `except ValidationError` did not catch."""
+    nowhere = f"http://127.0.0.1:{free_port()}"
+    with Corridor(api_key="k", base_url=nowhere) as corridor:
+        with pytest.raises(ValidationError) as raised:
+            corridor.counterparties.create(customer_id="cus_1", address={"city": "Austin"})
+    async with AsyncCorridor(api_key="k", base_url=nowhere) as async_corridor:
+        with pytest.raises(RequestValidationError):
+            await async_corridor.counterparties.create(customer_id="cus_1")
+
+    error = raised.value
+    assert isinstance(error, CorridorError) and not isinstance(error, pydantic.ValidationError)
+    assert (error.status, error.code, error.request_id) == (None, "validation_error", None)
+    fields = {field_error.field: field_error.message for field_error in error.errors}
+    assert fields["beneficiaryType"] == "Field required"
+    assert "address.countryCode" in fields or "address.country" in fields
+    assert "CounterpartyCreate not sent" in str(error) and "beneficiaryType" in str(error)
+
+
+def test_an_answer_the_models_cannot_read_is_a_corridor_error():
+    """A server answering what the SDK's models do not expect (another version, a proxy)
+    used to raise pydantic's ValidationError from deep inside the client."""
+    answer = Answer(status=200, body={"status": "ok"}, headers={"x-request-id": "req_odd"})
+    server = ScriptedServer(answer)
+    try:
+        with Corridor(api_key="sk_sandbox_test", base_url=server.base_url) as corridor:
+            with pytest.raises(ResponseValidationError) as raised:
+                corridor.health()
+    finally:
+        server.close()
+
+    error = raised.value
+    assert isinstance(error, CorridorError)
+    assert (error.status, error.code, error.request_id) == (200, "invalid_response", "req_odd")
+    assert "database" in [field_error.field for field_error in error.errors]
+    assert error.body == {"status": "ok"}

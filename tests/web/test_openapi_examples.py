@@ -5,6 +5,7 @@ developer is an answer the server could really give."""
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -105,17 +106,62 @@ def test_every_request_body_has_an_example_valid_against_its_schema():
 
 
 def test_every_success_answer_with_a_body_has_an_example_valid_against_its_schema():
+    """Every content type of every success answer (JSON, the SSE stream, CSV): only a file
+    (format binary, a PDF) has no example to show."""
     problems = []
     for name, operation in _operations():
         for status, response in operation["responses"].items():
-            content = _json_content(response)
-            if not status.startswith("2") or content is None:
+            if not status.startswith("2"):
                 continue
-            if "example" not in content:
-                problems.append(f"{name}: {status} answer without an example")
-            elif error := _validate(content["example"], content["schema"]):
-                problems.append(f"{name}: {status} example: {error}")
+            for media_type, content in response.get("content", {}).items():
+                if content.get("schema", {}).get("format") == "binary":
+                    continue
+                if "example" not in content:
+                    problems.append(f"{name}: {status} {media_type} answer without an example")
+                elif error := _media_example_error(media_type, content):
+                    problems.append(f"{name}: {status} {media_type} example: {error}")
     assert problems == []
+
+
+# What each SSE event of the assistant's stream carries (API.md §5 "Assistant").
+_EVENT_DATA_SCHEMAS = {
+    "run.status": {"$ref": "#/components/schemas/AssistantRunRead"},
+    "message.created": {"$ref": "#/components/schemas/AssistantMessageRead"},
+    "message.updated": {"$ref": "#/components/schemas/AssistantMessageRead"},
+    "text.delta": {
+        "type": "object",
+        "properties": {"messageId": {"type": "string"}, "text": {"type": "string"}},
+        "required": ["messageId", "text"],
+    },
+}
+
+
+def _media_example_error(media_type: str, content: dict[str, Any]) -> str | None:
+    example = content["example"]
+    if media_type == "application/json":
+        return _validate(example, content["schema"])
+    if error := _validate(example, content["schema"]):
+        return error
+    if media_type == "text/event-stream":
+        return _event_stream_error(example)
+    return None if example.strip() else "empty"
+
+
+def _event_stream_error(stream: str) -> str | None:
+    """Each event is `id`, `event` and `data` lines (data a JSON object of its event's
+    schema), events apart by a blank line."""
+    events = [block for block in stream.split("\n\n") if block.strip()]
+    if not events or not stream.endswith("\n\n"):
+        return "no events, or the last one unterminated"
+    for block in events:
+        fields = dict(line.split(": ", 1) for line in block.splitlines())
+        if set(fields) != {"id", "event", "data"} or not fields["id"].isdigit():
+            return f"not an id/event/data event: {block!r}"
+        if fields["event"] not in _EVENT_DATA_SCHEMAS:
+            return f"unknown event {fields['event']!r}"
+        if error := _validate(json.loads(fields["data"]), _EVENT_DATA_SCHEMAS[fields["event"]]):
+            return f"{fields['event']}: {error}"
+    return None
 
 
 def test_every_example_anywhere_in_the_document_is_valid():

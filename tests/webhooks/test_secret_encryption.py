@@ -210,3 +210,31 @@ async def test_the_migration_encrypts_secrets_stored_before_it(backend, tmp_path
     finally:
         if drop is not None:
             await drop()
+
+
+async def test_reencryption_goes_over_every_endpoint_in_batches(app, tenant):
+    """`corridor reencrypt-secrets` asks for batches until one comes back empty: each
+    endpoint once, in id order, and every secret still reads the same."""
+    from corridor.webhooks import repository
+
+    made = [
+        await create_endpoint(tenant.client, f"https://example.com/hooks/{n}") for n in range(3)
+    ]
+    before = {endpoint["id"]: await secret_of(tenant.client, endpoint["id"]) for endpoint in made}
+    database = app.state.database
+    async with database.session(write=False) as session:
+        total = await repository.count_all_endpoints(session)
+    batches: list[list[str]] = []
+    while True:
+        after_id = batches[-1][-1] if batches else None
+        async with database.session() as session, session.begin():
+            ids = await repository.reencrypt_secrets(session, after_id=after_id, endpoints_max=2)
+        if not ids:
+            break
+        batches.append(ids)
+    rewritten = [endpoint_id for batch in batches for endpoint_id in batch]
+    assert all(len(batch) <= 2 for batch in batches)
+    assert rewritten == sorted(set(rewritten)) and len(rewritten) == total >= 3
+    assert set(before) <= set(rewritten)
+    for endpoint_id, secret in before.items():
+        assert await secret_of(tenant.client, endpoint_id) == secret

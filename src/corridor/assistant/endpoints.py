@@ -249,12 +249,46 @@ async def confirm_tool_call(
     return await context.respond(Ok())
 
 
+def _sse(sequence: int, event_type: str, data: dict[str, Any]) -> str:
+    return f"id: {sequence}\nevent: {event_type}\ndata: {json.dumps(data)}\n\n"
+
+
+_EXAMPLE_RUN = {
+    "id": "run_01m87tscr02v0xan48kkbnf4s8",
+    "threadId": "thr_01m87tscqebafhy248pp5ytaf5",
+    "userId": "key_01m87tscm657g5gg5rj69c1rg1",
+    "organizationId": "org_01m87tsccn3t0sgw4sf9v10pjk",
+    "app": "console",
+    "status": "running",
+    "createdAt": "2026-11-18T12:00:00.000Z",
+    "updatedAt": "2026-11-18T12:00:01.000Z",
+    "model": "corridor-sandbox",
+    "provider": "sandbox",
+    "costUsd": "0",
+    "cancelRequestedAt": None,
+    "startedAt": "2026-11-18T12:00:01.000Z",
+    "endedAt": None,
+    "error": None,
+    "tokensIn": 0,
+    "tokensOut": 0,
+}
+# The stream's first events as /openapi.json shows them: the run starts, the answer's text
+# arrives in pieces (tests/web/test_openapi_examples.py checks each event's data).
+_EVENTS = (
+    _sse(1, "run.status", _EXAMPLE_RUN)
+    + _sse(2, "text.delta", {"messageId": "msg_01m87tsd0d6k1x2v3w4y5z6a7b", "text": "Your USD "})
+    + _sse(3, "text.delta", {"messageId": "msg_01m87tsd0d6k1x2v3w4y5z6a7b", "text": "balance is"})
+)
+
+
 @router.get(
     "/runs/{run_id}/events",
     tags=TAGS,
     summary="Stream a run's events (SSE)",
     response_class=EventSourceResponse,
-    responses={200: {"content": {"text/event-stream": {}}}},
+    responses={
+        200: {"content": {"text/event-stream": {"schema": {"type": "string"}, "example": _EVENTS}}}
+    },
 )
 async def run_events(
     run_id: str,

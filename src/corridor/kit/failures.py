@@ -4,6 +4,7 @@ traceback."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 
 def _first_line(text: str) -> str:
@@ -12,6 +13,44 @@ def _first_line(text: str) -> str:
 
 def _without_password(text: str) -> str:
     return re.sub(r"(://[^:/@\s]+):[^@\s]+@", r"\1@", text)
+
+
+# The database URLs Corridor runs on; any other fails inside SQLAlchemy on a missing module.
+SUPPORTED_DATABASE_SCHEMES = ("postgresql+asyncpg", "sqlite+aiosqlite")
+# What SQLite and PostgreSQL say of a database `corridor migrate` has not made (yet).
+_UNMIGRATED = re.compile(
+    r"no such table|unable to open database file|relation \"[^\"]+\" does not exist"
+)
+
+
+def _unmigrated(reason: str) -> bool:
+    return _UNMIGRATED.search(reason) is not None
+
+
+def _unsupported_driver(error: BaseException, database: str) -> bool:
+    """A URL of another driver (postgresql://, mysql://, sqlite://) fails on loading it: a
+    module not installed, or a driver that is not asynchronous."""
+    from sqlalchemy.exc import ArgumentError, InvalidRequestError, NoSuchModuleError
+
+    scheme = database.split("://", 1)[0] if "://" in database else None
+    if scheme is None or scheme in SUPPORTED_DATABASE_SCHEMES:
+        return False
+    return isinstance(error, ImportError | NoSuchModuleError | ArgumentError) or (
+        isinstance(error, InvalidRequestError) and "async driver" in str(error)
+    )
+
+
+def _setting_problem(problem: Any) -> str:
+    """`CORRIDOR_NAME: what is wrong`; a rule across settings (no location) names them in its
+    message by field name (webhook_claim_lease_s), shown as the variables to set."""
+    if problem["loc"]:
+        return (
+            f"CORRIDOR_{'_'.join(str(part) for part in problem['loc']).upper()}: {problem['msg']}"
+        )
+    message = str(problem["msg"]).removeprefix("Value error, ")
+    return re.sub(
+        r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b", lambda name: f"CORRIDOR_{name[0].upper()}", message
+    )
 
 
 def describe_failure(error: BaseException, *, database: str = "the database") -> str:
@@ -23,16 +62,21 @@ def describe_failure(error: BaseException, *, database: str = "the database") ->
 
     if isinstance(error, CorridorError):
         return error.message
+    if _unsupported_driver(error, database):
+        return (
+            f"cannot use {database}: Corridor has no driver for it; "
+            "use postgresql+asyncpg:// or sqlite+aiosqlite://"
+        )
     if isinstance(error, ValidationError) and error.title == "Settings":
-        problems = [
-            f"CORRIDOR_{'_'.join(str(part) for part in problem['loc']).upper()}: {problem['msg']}"
-            for problem in error.errors()
-        ]
-        return "invalid setting " + "; ".join(problems)
+        return "invalid setting " + "; ".join(
+            _setting_problem(problem) for problem in error.errors()
+        )
     if isinstance(error, IntegrityError):
         return f"the database refused the change: {_first_line(str(error.orig))}"
     if isinstance(error, DBAPIError):
-        return f"cannot use {database}: {_first_line(str(error.orig))}"
+        reason = _first_line(str(error.orig))
+        hint = "; run `corridor migrate` first" if _unmigrated(reason) else ""
+        return f"cannot use {database}: {reason}{hint}"
     if isinstance(error, SQLAlchemyError):
         return f"database error: {_without_password(_first_line(str(error)))}"
     if isinstance(error, ConnectionError | TimeoutError):

@@ -26,6 +26,18 @@ _MEDIA_TYPES = {
     StatementFormat.PDF: "application/pdf",
 }
 
+# A month with one funding, as /openapi.json shows the CSV (exports.statement_csv's rows).
+_CSV_EXAMPLE = "\r\n".join(
+    [
+        ",".join(exports.CSV_COLUMNS),
+        "2026-10-01T00:00:00.000Z,,OPENING_BALANCE,Opening balance,,,,100.00,USD",
+        "2026-10-03T12:00:00.000Z,pst_01m87spang4c00r1cjxvrhg2t9,SANDBOX_FUNDING,"
+        "Sandbox funding,,50.00,,150.00,USD",
+        "2026-11-01T00:00:00.000Z,,CLOSING_BALANCE,Closing balance,,50.00,0.00,150.00,USD",
+        "",
+    ]
+)
+
 FormatQuery = Annotated[
     StatementFormat | None,
     Query(
@@ -63,7 +75,7 @@ def _check_period_text(period: str) -> None:
     responses={
         200: {
             "content": {
-                "text/csv": {"schema": {"type": "string"}},
+                "text/csv": {"schema": {"type": "string"}, "example": _CSV_EXAMPLE},
                 "application/pdf": {"schema": {"type": "string", "format": "binary"}},
             }
         }

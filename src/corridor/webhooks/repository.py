@@ -52,16 +52,26 @@ def endpoints_of(organization_id: str) -> Select[WebhookEndpoint]:
     )
 
 
-async def reencrypt_secrets(session: AsyncSession) -> int:
-    """Write every endpoint's signing secrets again, so they are encrypted under the
-    current server key (after a key rotation); deleted endpoints too. How many rows."""
-    statement = select(WebhookEndpoint).order_by(WebhookEndpoint.id)
+async def count_all_endpoints(session: AsyncSession) -> int:
+    """Every organization's endpoints, deleted ones too: what `reencrypt_secrets` goes over."""
+    return (await session.execute(select(func.count()).select_from(WebhookEndpoint))).scalar_one()
+
+
+async def reencrypt_secrets(
+    session: AsyncSession, *, after_id: str | None, endpoints_max: int
+) -> list[str]:
+    """Write the signing secrets of up to `endpoints_max` endpoints (by id, after
+    `after_id`) again, so they are encrypted under the current server key (after a key
+    rotation); deleted endpoints too. Their ids; none once every endpoint is done."""
+    statement = select(WebhookEndpoint).order_by(WebhookEndpoint.id).limit(endpoints_max)
+    if after_id is not None:
+        statement = statement.where(WebhookEndpoint.id > after_id)
     endpoints = list((await session.execute(db.for_update(session, statement))).scalars())
     for endpoint in endpoints:
         flag_modified(endpoint, "secret")
         flag_modified(endpoint, "previous_secrets")
     await session.flush()
-    return len(endpoints)
+    return [endpoint.id for endpoint in endpoints]
 
 
 async def lock_organization(session: AsyncSession, organization_id: str) -> None:

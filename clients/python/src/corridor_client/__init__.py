@@ -29,6 +29,8 @@ from corridor_client.errors import (
     NotFoundError,
     PermissionDeniedError,
     RateLimitError,
+    RequestValidationError,
+    ResponseValidationError,
     ValidationError,
 )
 from corridor_client.pages import MessagePage, Page
@@ -51,7 +53,9 @@ __all__ = [
     "Pager",
     "PermissionDeniedError",
     "RateLimitError",
+    "RequestValidationError",
     "ResponseInfo",
+    "ResponseValidationError",
     "RetryPolicy",
     "ValidationError",
     "errors",

@@ -15,8 +15,11 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 import httpx
+import pydantic
 from pydantic import BaseModel
 
+# A module, not its names: errors imports _retries, which imports this module.
+from corridor_client import errors
 from corridor_client._base import CorridorModel, ResponseInfo
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -90,7 +93,10 @@ def body(
     if isinstance(given, model):
         instance = given
     else:
-        instance = model.model_validate(given if given is not None else dict(fields))
+        try:
+            instance = model.model_validate(given if given is not None else dict(fields))
+        except pydantic.ValidationError as error:
+            raise errors.RequestValidationError.of(model, error) from None
     return instance.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
@@ -146,7 +152,10 @@ def response_info(response: httpx.Response, call: Call) -> ResponseInfo:
 
 def parse(response: httpx.Response, model: type[Model], call: Call) -> Model:
     """The answer as `model`, remembering its response (`last_response`)."""
-    parsed = model.model_validate_json(response.content)
+    try:
+        parsed = model.model_validate_json(response.content)
+    except pydantic.ValidationError as error:
+        raise errors.ResponseValidationError.of(response, model, error) from error
     if isinstance(parsed, CorridorModel):
         parsed._last_response = response_info(response, call)
     return parsed

@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 import httpx
+import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
 from corridor_client._retries import retry_after_s
@@ -60,7 +61,8 @@ class CorridorError(Exception):
         self.headers: Mapping[str, str] = headers or {}
 
     def __str__(self) -> str:
-        where = f" [{self.status} {self.code}" + (
+        status = "" if self.status is None else f"{self.status} "
+        where = f" [{status}{self.code}" + (
             f", request {self.request_id}]" if self.request_id else "]"
         )
         fields = "".join(f"\n  {error.field}: {error.message}" for error in self.errors)
@@ -179,6 +181,53 @@ class PayloadTooLargeError(CorridorError):
 
 class ValidationError(CorridorError):
     """422 `validation_error`: the fields at fault are in `errors` (field and message)."""
+
+
+class RequestValidationError(ValidationError):
+    """The request's fields do not match the server's schema, found before sending it:
+    nothing was sent (`status` is None); `errors` lists the fields at fault as the server
+    would (camelCase paths such as `amount.value`)."""
+
+    @classmethod
+    def of(cls, model: type[BaseModel], error: pydantic.ValidationError) -> RequestValidationError:
+        errors = field_errors_of(error)
+        return cls(
+            f"{model.__name__} not sent: {len(errors)} field(s) do not match the server's schema",
+            code="validation_error",
+            errors=errors,
+        )
+
+
+class ResponseValidationError(CorridorError):
+    """An answer the SDK's models cannot read (a server newer or older than this SDK, or
+    a proxy's page): `status` and `request_id` are the answer's, `errors` the fields at
+    fault, `body` the answer's JSON object when it is one."""
+
+    @classmethod
+    def of(
+        cls, response: httpx.Response, model: type[BaseModel], error: pydantic.ValidationError
+    ) -> ResponseValidationError:
+        return cls(
+            f"the answer does not match {model.__name__}",
+            status=response.status_code,
+            code="invalid_response",
+            request_id=response.headers.get("x-request-id"),
+            errors=field_errors_of(error),
+            body=error_body(response),
+            headers=response.headers,
+        )
+
+
+def field_errors_of(error: pydantic.ValidationError) -> list[FieldError]:
+    """pydantic's errors in the server's shape: a dotted path (aliases, list indexes) and
+    pydantic's message."""
+    return [
+        FieldError(
+            field=".".join(str(part) for part in problem["loc"]) or "body",
+            message=problem["msg"],
+        )
+        for problem in error.errors(include_url=False)
+    ]
 
 
 class RateLimitError(CorridorError):

@@ -9,7 +9,8 @@ import pytest
 
 from corridor_client import RetryPolicy
 from corridor_client._calls import Call
-from corridor_client._retries import Retries, retry_after_s
+from corridor_client._headers import retry_after_s
+from corridor_client._retries import Retries
 
 NOW = datetime(2026, 11, 24, 12, 0, 0, tzinfo=UTC)
 KEYED_CREATE = Call("POST", "/v1/transfers", idempotency_key="k")

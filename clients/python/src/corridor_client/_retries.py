@@ -9,16 +9,14 @@ total.
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 
 import httpx
 
 from corridor_client._calls import Call
+from corridor_client._headers import retry_after_s
 
 _RETRIED_STATUSES = frozenset({429, 503})
 _RETRIED_CONFLICT_CODES = frozenset({"idempotency_key_in_progress"})
@@ -96,24 +94,3 @@ class Retries:
             self.policy.backoff_max_s, self.policy.backoff_initial_s * 2 ** (self.attempts - 1)
         )
         return full_s * (1 - self._random_fraction() / 2)
-
-
-def retry_after_s(value: str | None, *, now: datetime | None = None) -> float | None:
-    """Seconds asked for by a Retry-After header (delay seconds or an HTTP date), or None
-    when absent or unreadable."""
-    if value is None:
-        return None
-    value = value.strip()
-    try:
-        seconds = float(value)
-    except ValueError:
-        pass
-    else:
-        return max(0.0, seconds) if math.isfinite(seconds) else None
-    try:
-        at = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if at.tzinfo is None:
-        at = at.replace(tzinfo=UTC)
-    return max(0.0, (at - (now or datetime.now(UTC))).total_seconds())

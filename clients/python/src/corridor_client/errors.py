@@ -16,7 +16,7 @@ import httpx
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
-from corridor_client._retries import retry_after_s
+from corridor_client._headers import retry_after_s
 from corridor_client.models import FieldError
 
 

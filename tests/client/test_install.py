@@ -3,6 +3,7 @@ the server's packages, `pip install ./clients/python` with the project's constra
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import venv
 from pathlib import Path
@@ -18,13 +19,22 @@ install_timeout_s = 600
 @pytest.fixture(scope="session")
 def sdk_alone(tmp_path_factory) -> Path:
     """The python of a virtual environment holding the SDK and its dependencies alone."""
-    environment = tmp_path_factory.mktemp("sdk-alone") / "venv"
+    where = tmp_path_factory.mktemp("sdk-alone")
+    environment = where / "venv"
+    # Installed from a copy: pip builds in the source folder (build/, *.egg-info), and the
+    # checkout stays as it was.
+    source = where / "clients-python"
+    shutil.copytree(
+        ROOT / "clients" / "python",
+        source,
+        ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"),
+    )
     venv.EnvBuilder(with_pip=True, system_site_packages=False).create(environment)
     python = environment / "bin" / "python"
     installed = subprocess.run(
         [
             *(str(python), "-m", "pip", "install", "--quiet"),
-            *("-c", str(ROOT / "constraints.txt"), str(ROOT / "clients" / "python")),
+            *("-c", str(ROOT / "constraints.txt"), str(source)),
         ],
         capture_output=True,
         text=True,

@@ -40,6 +40,7 @@ from corridor.statements.endpoints import router as statements_router
 from corridor.tools.registry import ToolEnvironment
 from corridor.transfers.deposit_endpoints import router as deposits_router
 from corridor.transfers.endpoints import router as transfers_router
+from corridor.transfers.express_endpoint import ExpressCreateSubmit, ExpressTally
 from corridor.transfers.plugins import TransferPlugins
 from corridor.treasury.endpoints import router as treasury_router
 from corridor.web.context import IdempotentReplay, replay_response
@@ -189,6 +190,17 @@ def create_app(
     install_docs(app)
     install_console(app)
     install_examples(app)
+    app.state.express_tally = ExpressTally()
+    if settings.express_submit and not database.is_sqlite:
+        app.add_middleware(
+            ExpressCreateSubmit,
+            database=database,
+            clock=clock,
+            settings=settings,
+            plugins=app.state.transfer_plugins,
+            rate_limiter=app.state.rate_limiter,
+            tally=app.state.express_tally,
+        )
     app.add_middleware(
         RequestMiddleware,
         body_bytes_max=settings.request_body_bytes_max,

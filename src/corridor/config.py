@@ -42,6 +42,11 @@ class Settings(BaseSettings):
     # (SQLite serialises writers anyway). Off by default: it measured no gain while one
     # API process is CPU-bound below the row lock's limit (docs/decisions.md).
     group_commit: bool = False
+    # The express create+submit (transfers/express): a create+submit by an organization key
+    # from a balance account to the customer's own bank account runs as two hand-written
+    # statements instead of the general path's ORM unit of work; PostgreSQL only. Off: every
+    # request goes the general way (the express path answers byte for byte alike).
+    express_submit: bool = True
     host: str = "127.0.0.1"
     port: int = 8000
     public_base_url: str | None = None

@@ -60,6 +60,9 @@ def limits_of(agent: Agent) -> spend.Limits:
 class AgentSpendGuard:
     """Spec 5.4 and 7 on every submit by an agent key; other callers pass untouched."""
 
+    def concerns(self, *, caller: Caller, transfer: Transfer) -> bool:
+        return caller.kind is CallerKind.AGENT_KEY
+
     async def check_submit(
         self,
         session: AsyncSession,

@@ -49,6 +49,26 @@ async def authenticate(
         return await _console_caller(session, credential, now)
     if credential.startswith(PLATFORM_SESSION_PREFIX):
         return await _platform_session_caller(session, credential, now)
+    check_key_environment(credential, key_environment)
+    secret_hash = hash_secret(credential)
+    key = await repository.key_by_secret_hash(session, secret_hash)
+    if key is None or not is_live_key(key.secret_hash, key.revoked_at, secret_hash):
+        raise Unauthorized()
+    if key.kind == "AGENT":
+        return await _agent_caller(session, key)
+    organization = await repository.organization_by_id(session, key.organization_id)
+    assert organization is not None
+    return organization_key_caller(
+        key_id=key.id,
+        organization_id=key.organization_id,
+        organization_kind=organization.kind,
+        scopes=key.scopes,
+    )
+
+
+def check_key_environment(credential: str, key_environment: str) -> None:
+    """An API key of this server's environment (a credential of no known kind, or a key
+    of the other environment: Unauthorized)."""
     if not credential.startswith(ORGANIZATION_KEY_PREFIXES):
         raise Unauthorized()
     if not credential.startswith(f"sk_{key_environment}_"):
@@ -56,27 +76,23 @@ async def authenticate(
         raise Unauthorized(
             f"This is a {other} key; this server runs the {key_environment} environment"
         )
-    key = await repository.key_by_secret_hash(session, hash_secret(credential))
-    if (
-        key is None
-        or key.revoked_at is not None
-        or not same_hash(key.secret_hash, hash_secret(credential))
-    ):
-        raise Unauthorized()
-    if key.kind == "AGENT":
-        return await _agent_caller(session, key)
-    organization = await repository.organization_by_id(session, key.organization_id)
-    assert organization is not None
+
+
+def is_live_key(stored_hash: str, revoked_at: datetime | None, secret_hash: str) -> bool:
+    return revoked_at is None and same_hash(stored_hash, secret_hash)
+
+
+def organization_key_caller(
+    *, key_id: str, organization_id: str, organization_kind: str, scopes: list[str]
+) -> Caller:
+    """The caller of an organization's own key: a platform's key opens platform sessions."""
     kind = (
         CallerKind.PLATFORM_SESSION
-        if organization.kind == "PLATFORM"
+        if organization_kind == "PLATFORM"
         else CallerKind.ORGANIZATION_KEY
     )
     return Caller(
-        kind=kind,
-        organization_id=key.organization_id,
-        actor_id=key.id,
-        scopes=frozenset(key.scopes),
+        kind=kind, organization_id=organization_id, actor_id=key_id, scopes=frozenset(scopes)
     )
 
 

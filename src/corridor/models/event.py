@@ -3,7 +3,7 @@ transaction; the webhook dispatcher fans it out after the commit."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
@@ -34,6 +34,29 @@ class Event(Base):
 event_type_chars_max = 80
 
 
+def event_row(
+    *,
+    organization_id: str,
+    event_type: str,
+    data: dict[str, Any],
+    tags: Iterable[str],
+    at: datetime,
+    make: Callable[..., Event] = Event,
+) -> Event:
+    """The outbox row of an event, not yet added anywhere (`emit` adds it to a session; the
+    express create+submit writes a plain row, `make`, in its own statement)."""
+    assert len(event_type) <= event_type_chars_max
+    return make(
+        id=new_id("msg"),
+        organization_id=organization_id,
+        type=event_type,
+        data=data,
+        tags=sorted({tag for tag in tags if tag}),
+        created_at=at,
+        dispatched_at=None,
+    )
+
+
 def emit(
     session: AsyncSession,
     *,
@@ -44,15 +67,8 @@ def emit(
     at: datetime,
 ) -> Event:
     """Add an event to the session; it commits, or rolls back, with the change itself."""
-    assert len(event_type) <= event_type_chars_max
-    event = Event(
-        id=new_id("msg"),
-        organization_id=organization_id,
-        type=event_type,
-        data=data,
-        tags=sorted({tag for tag in tags if tag}),
-        created_at=at,
-        dispatched_at=None,
+    event = event_row(
+        organization_id=organization_id, event_type=event_type, data=data, tags=tags, at=at
     )
     session.add(event)
     return event

@@ -145,6 +145,9 @@ class QuoteLocks:
     async def lock_of(self, session: AsyncSession, *, transfer: Transfer) -> fx.Lock | None:
         return await locks.lock_of(session, transfer)
 
+    def concerns(self, *, caller: Caller, transfer: Transfer) -> bool:
+        return transfer.quote_id is not None
+
     async def check_submit(
         self,
         session: AsyncSession,

@@ -6,6 +6,7 @@ the ledger entries and the events in the caller's one transaction.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -16,7 +17,9 @@ from corridor.auth.callers import Caller, CallerKind
 from corridor.kit.clock import isoformat_z
 from corridor.kit.errors import CorridorError, Forbidden, ValidationFailed
 from corridor.models.customer import Customer
+from corridor.models.event import Event
 from corridor.models.transfer import Transfer, TransferLeg
+from corridor.organizations.configuration import Configuration
 from corridor.transfers import events, lifecycle
 from corridor.transfers.deposits import instructions, receiving
 from corridor.transfers.errors import AwaitingApproval, TransferNotDraft, TransferStateRefused
@@ -53,7 +56,7 @@ def _funds_received(transfer: Transfer) -> bool:
     return transfer.funds_received_at is not None
 
 
-def _schedule_next_step(transfer: Transfer, *, now: datetime) -> None:
+def schedule_next_step(transfer: Transfer, *, now: datetime) -> None:
     """PENDING with nothing to wait for, or PROCESSING: the engine's turn."""
     ready = transfer.status == S.PROCESSING or (
         transfer.status == S.PENDING and not transfer.funding_needed
@@ -127,6 +130,33 @@ async def submit(
             session, transfer=transfer, customer=customer, now=now
         )
     configuration = await planning.configuration_of(session, transfer.organization_id)
+    session.add(mark_submitted(caller, transfer, legs, configuration, now=now))
+    for guard in plugins.submit_guards:
+        await guard.submitted(session, transfer=transfer, now=now)
+    schedule_next_step(transfer, now=now)
+    if kind == SourceKind.BALANCE:
+        # The hold comes last: everything else is written first, so the source account's
+        # row lock is held from this UPDATE to the commit only. Concurrent submits from
+        # one account (a platform's treasury) queue on that lock, and each one's share
+        # of the queue is what it does while holding it. Refused, it raises and the
+        # whole unit of work rolls back, the status and events written above with it.
+        postings.mark_hold(transfer)
+        await session.flush()
+        await postings.place_hold(session, transfer=transfer, now=now)
+    return TransferWithLegs(transfer, legs)
+
+
+def mark_submitted(
+    caller: Caller,
+    transfer: Transfer,
+    legs: list[TransferLeg],
+    configuration: Configuration,
+    *,
+    now: datetime,
+    make_event: Callable[..., Event] = Event,
+) -> Event:
+    """The DRAFT moved to where a submit takes it (review for a platform session,
+    authorization over the organization's threshold, else PENDING); its event."""
     threshold = configuration.transfer_authorization_threshold
     target = states.submitted_status(
         by_platform_session=caller.kind is CallerKind.PLATFORM_SESSION,
@@ -139,20 +169,7 @@ async def submit(
     )
     transfer.submitted_by = caller.actor_id
     transfer.submitted_at = now
-    lifecycle.set_status(session, transfer, legs, target, now=now)
-    for guard in plugins.submit_guards:
-        await guard.submitted(session, transfer=transfer, now=now)
-    _schedule_next_step(transfer, now=now)
-    if kind == SourceKind.BALANCE:
-        # The hold comes last: everything else is written first, so the source account's
-        # row lock is held from this UPDATE to the commit only. Concurrent submits from
-        # one account (a platform's treasury) queue on that lock, and each one's share
-        # of the queue is what it does while holding it. Refused, it raises and the
-        # whole unit of work rolls back, the status and events written above with it.
-        postings.mark_hold(transfer)
-        await session.flush()
-        await postings.place_hold(session, transfer=transfer, now=now)
-    return TransferWithLegs(transfer, legs)
+    return lifecycle.move(transfer, legs, target, now=now, make_event=make_event)
 
 
 async def _replanned_customer(
@@ -309,7 +326,7 @@ async def review_transfer(
         await stop_before_payout(session, transfer=transfer, legs=legs, target=target, now=now)
         return TransferWithLegs(transfer, legs)
     lifecycle.set_status(session, transfer, legs, target, now=now)
-    _schedule_next_step(transfer, now=now)
+    schedule_next_step(transfer, now=now)
     return TransferWithLegs(transfer, legs)
 
 
@@ -347,5 +364,5 @@ async def authorize_transfer(
         return TransferWithLegs(transfer, legs)
     target = states.approved_status(funds_received=_funds_received(transfer))
     lifecycle.set_status(session, transfer, legs, target, now=now)
-    _schedule_next_step(transfer, now=now)
+    schedule_next_step(transfer, now=now)
     return TransferWithLegs(transfer, legs)

@@ -7,11 +7,12 @@ counterparty, and the leg for `transfer.leg.updated`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from corridor.models.event import emit
+from corridor.models.event import Event, emit, event_row
 from corridor.models.transfer import Deposit, Transfer, TransferLeg
 from corridor.transfers.schemas.deposits import DepositRead
 from corridor.transfers.schemas.transfer import TransferRead
@@ -30,17 +31,18 @@ def status_event(status: str) -> str:
     return f"transfer.{status.lower()}"
 
 
-def transfer_event(
-    session: AsyncSession,
+def transfer_event_row(
     event_type: str,
     *,
     transfer: Transfer,
     legs: list[TransferLeg],
     now: datetime,
     leg: TransferLeg | None = None,
-) -> None:
-    emit(
-        session,
+    make: Callable[..., Event] = Event,
+) -> Event:
+    """The event's outbox row, the transfer as it is now (not yet added to a session)."""
+    return event_row(
+        make=make,
         organization_id=transfer.organization_id,
         event_type=event_type,
         data=TransferRead.of(transfer, legs).to_json_dict(),
@@ -52,6 +54,18 @@ def transfer_event(
         ],
         at=now,
     )
+
+
+def transfer_event(
+    session: AsyncSession,
+    event_type: str,
+    *,
+    transfer: Transfer,
+    legs: list[TransferLeg],
+    now: datetime,
+    leg: TransferLeg | None = None,
+) -> None:
+    session.add(transfer_event_row(event_type, transfer=transfer, legs=legs, now=now, leg=leg))
 
 
 def deposit_event(

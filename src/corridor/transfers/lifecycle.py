@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -9,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.kit.db import get_visible
+from corridor.models.event import Event
 from corridor.models.transfer import Transfer, TransferLeg
 from corridor.transfers import events, repository
 from corridor.transfers.errors import TransferStateRefused
@@ -53,15 +55,16 @@ def refresh_leg_index(transfer: Transfer, legs: list[TransferLeg]) -> None:
     )
 
 
-def set_status(
-    session: AsyncSession,
+def move(
     transfer: Transfer,
     legs: list[TransferLeg],
     target: TransferStatus,
     *,
     now: datetime,
-) -> None:
-    """Move the transfer (the state machine must allow it) and emit transfer.<status>."""
+    make_event: Callable[..., Event] = Event,
+) -> Event:
+    """Move the transfer (the state machine must allow it); its transfer.<status> event,
+    for the caller to write in the same transaction (`make_event`: the row's class)."""
     try:
         states.check_move(transfer.status, target)
     except states.IllegalMove as refused:
@@ -73,9 +76,21 @@ def set_status(
         transfer.funding_needed = False
         transfer.deposit_instructions = None
     refresh_leg_index(transfer, legs)
-    events.transfer_event(
-        session, events.status_event(target), transfer=transfer, legs=legs, now=now
+    return events.transfer_event_row(
+        events.status_event(target), transfer=transfer, legs=legs, now=now, make=make_event
     )
+
+
+def set_status(
+    session: AsyncSession,
+    transfer: Transfer,
+    legs: list[TransferLeg],
+    target: TransferStatus,
+    *,
+    now: datetime,
+) -> None:
+    """Move the transfer (the state machine must allow it) and emit transfer.<status>."""
+    session.add(move(transfer, legs, target, now=now))
 
 
 def set_leg_status(

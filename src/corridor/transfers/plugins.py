@@ -32,6 +32,12 @@ class HoldForApproval:
 class SubmitGuard(Protocol):
     """Looks at every submit before it happens, under the locks it takes itself."""
 
+    def concerns(self, *, caller: Caller, transfer: Transfer) -> bool:
+        """Whether this submit is the guard's business at all (an agent's key, a quote's
+        lock). Asked without the database: a submit no guard concerns may take the express
+        create+submit (transfers/express), which calls no guard."""
+        ...
+
     async def check_submit(
         self,
         session: AsyncSession,

@@ -7,7 +7,7 @@ the engine that carries legs out is engine.py.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
@@ -77,6 +77,43 @@ async def _attachable_documents(
     )
 
 
+def new_draft(
+    *,
+    caller: Caller,
+    data: TransferCreate,
+    transfer_id: str,
+    customer_id: str,
+    fee_request: dict[str, str] | None,
+    document_ids: list[str],
+    now: datetime,
+    make: Callable[..., Transfer] = Transfer,
+) -> Transfer:
+    """The DRAFT row a create writes, before it is planned (of `make`: the ORM's class, or
+    the express path's plain row)."""
+    transfer = make(
+        id=transfer_id,
+        organization_id=caller.organization_id,
+        customer_id=customer_id,
+        status=TransferStatus.DRAFT.value,
+        source_request=_request_dict(data.source),
+        destination_request=_request_dict(data.destination),
+        source_amount=data.amount.minor_units,
+        source_currency=data.amount.currency,
+        developer_fee_request=fee_request,
+        document_ids=document_ids,
+        funding_needed=False,
+        metadata_={},
+        created_by=caller.actor_id,
+        agent_id=caller.agent_id,
+        quote_id=None,
+        created_at=now,
+        updated_at=now,
+    )
+    for name in _SIMPLE_FIELDS:
+        setattr(transfer, name, getattr(data, name))
+    return transfer
+
+
 async def create_transfer(
     session: AsyncSession,
     *,
@@ -103,27 +140,15 @@ async def create_transfer(
         transfer_id=transfer_id,
         document_ids=data.document_ids,
     )
-    transfer = Transfer(
-        id=transfer_id,
-        organization_id=caller.organization_id,
+    transfer = new_draft(
+        caller=caller,
+        data=data,
+        transfer_id=transfer_id,
         customer_id=customer.id,
-        status=TransferStatus.DRAFT.value,
-        source_request=_request_dict(data.source),
-        destination_request=_request_dict(data.destination),
-        source_amount=data.amount.minor_units,
-        source_currency=data.amount.currency,
-        developer_fee_request=fee_request,
+        fee_request=fee_request,
         document_ids=document_ids,
-        funding_needed=False,
-        metadata_={},
-        created_by=caller.actor_id,
-        agent_id=caller.agent_id,
-        quote_id=None,
-        created_at=now,
-        updated_at=now,
+        now=now,
     )
-    for name in _SIMPLE_FIELDS:
-        setattr(transfer, name, getattr(data, name))
     locks = plugins.rate_locks
     await locks.hold(session, caller=caller, transfer=transfer, quote_id=data.quote_id, now=now)
     legs = await planning.replan(

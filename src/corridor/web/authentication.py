@@ -14,7 +14,7 @@ from corridor.auth.callers import Caller
 from corridor.auth.secrets import csrf_token
 from corridor.kit.errors import CsrfTokenInvalid, SandboxOnly, Unauthorized, ValidationFailed
 from corridor.kit.ids import looks_like_id
-from corridor.web.ratelimits import RateLimiter, client_address
+from corridor.web.ratelimits import REQUEST_STATE_KEY, RateLimiter, client_address
 
 CONSOLE_SESSION_COOKIE = "corridor_session"
 CSRF_HEADER = "X-Corridor-CSRF"
@@ -99,9 +99,12 @@ async def caller_in(
         if not looks_like_id(on_behalf_of, "cus"):
             raise ValidationFailed(ON_BEHALF_OF_HEADER, "must be a customer id (cus_…)")
         caller = await service.bind_to_customer(session, caller=caller, customer_id=on_behalf_of)
-    window = await limiter.hit_request(session, caller)
-    if window is not None:
-        request.state.rate_limit = window  # RequestMiddleware sends its RateLimit-* headers
+    # Counted once per request: the express create+submit may have counted it already
+    # before handing the request on (transfers/express_endpoint.py).
+    if getattr(request.state, REQUEST_STATE_KEY, None) is None:
+        window = await limiter.hit_request(session, caller)
+        if window is not None:
+            request.state.rate_limit = window  # RequestMiddleware sends its RateLimit-* headers
     request.state.caller = caller
     return caller
 

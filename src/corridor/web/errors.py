@@ -62,6 +62,21 @@ def _refused_connection(exc: DBAPIError) -> bool:
     return getattr(cause, "sqlstate", None) in _REFUSED_SQLSTATES
 
 
+def database_unavailable(exc: Exception) -> ServiceUnavailable | None:
+    """The 503 a failure to reach the database is answered with (the request wrote
+    nothing: retry it), or None when `exc` is another error."""
+    if isinstance(exc, PoolTimeout):
+        return ServiceUnavailable("Too many requests in flight; no database connection was free")
+    if isinstance(exc, DBAPIError):
+        if _refused_connection(exc):
+            return ServiceUnavailable("The database refused a connection; retry shortly")
+        if exc.connection_invalidated:
+            # The server dropped the connection (restarted, or closed it idle): nothing
+            # this request wrote was committed, and the pool now opens fresh connections.
+            return ServiceUnavailable("The database connection was lost; retry shortly")
+    return None
+
+
 def error_response(error: CorridorError) -> Response:
     return Response(
         render_error(error),
@@ -144,23 +159,16 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(PoolTimeout)
     async def handle_pool_timeout(_: Request, exc: PoolTimeout) -> Response:
-        return error_response(
-            ServiceUnavailable("Too many requests in flight; no database connection was free")
-        )
+        unavailable = database_unavailable(exc)
+        assert unavailable is not None
+        return error_response(unavailable)
 
     @app.exception_handler(DBAPIError)
     async def handle_database_error(request: Request, exc: DBAPIError) -> Response:
-        if _refused_connection(exc):
-            return error_response(
-                ServiceUnavailable("The database refused a connection; retry shortly")
-            )
-        if exc.connection_invalidated:
-            # The server dropped the connection (restarted, or closed it idle): nothing
-            # this request wrote was committed, and the pool now opens fresh connections.
-            return error_response(
-                ServiceUnavailable("The database connection was lost; retry shortly")
-            )
-        raise exc
+        unavailable = database_unavailable(exc)
+        if unavailable is None:
+            raise exc
+        return error_response(unavailable)
 
     @app.exception_handler(StarletteHTTPException)
     async def handle_http_error(request: Request, exc: StarletteHTTPException) -> Response:

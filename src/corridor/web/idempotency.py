@@ -93,6 +93,34 @@ async def claim(
     raise IdempotencyKeyInProgress()
 
 
+def completed_record(
+    *,
+    organization_id: str,
+    key: str,
+    request_fingerprint: str,
+    status: int,
+    body: str,
+    now: datetime,
+    lifetime_s: int,
+) -> IdempotencyRecord:
+    """The key's row holding its first answer, for a request that writes it together with
+    its work in one statement and claims nothing beforehand (the express create+submit):
+    a concurrent duplicate waits for that statement on the key's unique index, then finds
+    the answer to replay."""
+    return IdempotencyRecord(
+        id=new_id("idk"),
+        organization_id=organization_id,
+        key=key,
+        request_fingerprint=request_fingerprint,
+        state="COMPLETED",
+        response_status=status,
+        response_body=body,
+        created_at=now,
+        locked_until=now + timedelta(seconds=in_progress_lease_s),
+        expires_at=now + timedelta(seconds=lifetime_s),
+    )
+
+
 def _answer_for(existing: IdempotencyRecord, request_fingerprint: str) -> StoredResponse:
     if existing.request_fingerprint != request_fingerprint:
         raise IdempotencyKeyReused()

@@ -158,7 +158,27 @@ class RateLimiter:
         """Count one request of the caller's credential; RateLimited when over its limit."""
         if not self.enabled:
             return None
-        per_second = await self._per_key_limit(session, caller.organization_id)
+        per_second = self._cached_limit(caller.organization_id)
+        if per_second is None:
+            # Authentication loaded an organization key's organization already: no query then.
+            organization = await session.get(Organization, caller.organization_id)
+            document = organization.configuration if organization is not None else {}
+            per_second = self._limit_of(caller.organization_id, document)
+        return await self._hit(per_second, caller)
+
+    async def hit_request_of(
+        self, caller: Caller, *, configuration: dict[str, Any] | None
+    ) -> WindowState | None:
+        """`hit_request` for a caller whose organization's configuration document was read
+        with its key (the express create+submit)."""
+        if not self.enabled:
+            return None
+        per_second = self._cached_limit(caller.organization_id)
+        if per_second is None:
+            per_second = self._limit_of(caller.organization_id, configuration)
+        return await self._hit(per_second, caller)
+
+    async def _hit(self, per_second: int, caller: Caller) -> WindowState | None:
         item = self._per_second.get(per_second)
         if item is None:
             item = self._per_second.setdefault(per_second, RateLimitItemPerSecond(per_second))
@@ -178,17 +198,24 @@ class RateLimiter:
         """Read the organization's own limit again on its next request (it just changed)."""
         self._organization_limits.pop(organization_id, None)
 
-    async def _per_key_limit(self, session: AsyncSession, organization_id: str) -> int:
-        now = time.monotonic()
+    def _cached_limit(self, organization_id: str) -> int | None:
+        """The per-key limit of the organization, while its cached reading is fresh."""
         cached = self._organization_limits.get(organization_id)
-        if cached is None or cached[1] <= now:
-            # Authentication loaded an organization key's organization already: no query then.
-            organization = await session.get(Organization, organization_id)
-            document = organization.configuration if organization is not None else {}
-            own = (document or {}).get("requestsPerSecondPerKey")
-            cached = (int(own) if own else None, now + organization_limit_cache_s)
-            self._organization_limits[organization_id] = cached
-        own_limit = cached[0]
+        if cached is None or cached[1] <= time.monotonic():
+            return None
+        return self._effective(cached[0])
+
+    def _limit_of(self, organization_id: str, document: dict[str, Any] | None) -> int:
+        """Read the organization's own limit from its configuration document, and cache it."""
+        own = (document or {}).get("requestsPerSecondPerKey")
+        own_limit = int(own) if own else None
+        self._organization_limits[organization_id] = (
+            own_limit,
+            time.monotonic() + organization_limit_cache_s,
+        )
+        return self._effective(own_limit)
+
+    def _effective(self, own_limit: int | None) -> int:
         return self._per_key_default if own_limit is None else min(own_limit, self._per_key_max)
 
 

@@ -36,7 +36,6 @@ async def resolve_destination(
     request: dict[str, Any],
     counterparty_id: str | None,
 ) -> ResolvedDestination:
-    references = {key: request[key] for key in REFERENCE_FIELDS if request.get(key) is not None}
     if request.get("accountId"):
         resolved = await _balance_destination(session, caller, request, counterparty_id)
     elif request.get("externalAccountId"):
@@ -45,6 +44,12 @@ async def resolve_destination(
         resolved = await _address_destination(session, caller, customer, request, counterparty_id)
     else:
         raise problem("destination", "name an accountId, an externalAccountId, or a toAddress")
+    return with_references(resolved, request)
+
+
+def with_references(resolved: ResolvedDestination, request: dict[str, Any]) -> ResolvedDestination:
+    """The references the request names, forwarded to the rail and shown."""
+    references = {key: request[key] for key in REFERENCE_FIELDS if request.get(key) is not None}
     resolved.references = references
     resolved.display.update(references)
     return resolved
@@ -86,10 +91,7 @@ async def _owning_counterparty(
     """The counterparty the party belongs to (None for the customer's own), after checking
     it is the customer's and agrees with the counterpartyId sent."""
     if party.counterparty_id is None:
-        if party.customer_id != customer.id:
-            raise problem("destination.externalAccountId", "belongs to another customer")
-        if counterparty_id is not None:
-            raise problem("counterpartyId", "the destination is the customer's own")
+        check_own_party(customer, party, counterparty_id)
         return None
     counterparty = await parties.get_counterparty(
         session, caller=caller, counterparty_id=party.counterparty_id, include_deleted=True
@@ -99,6 +101,17 @@ async def _owning_counterparty(
     if counterparty_id is not None and counterparty_id != counterparty.id:
         raise problem("counterpartyId", "must be the counterparty the destination belongs to")
     return counterparty.id
+
+
+def check_own_party(
+    customer: Customer, party: ExternalAccount | ExternalWallet, counterparty_id: str | None
+) -> None:
+    """A party of no counterparty is the customer's own: it must be this customer's."""
+    assert party.counterparty_id is None
+    if party.customer_id != customer.id:
+        raise problem("destination.externalAccountId", "belongs to another customer")
+    if counterparty_id is not None:
+        raise problem("counterpartyId", "the destination is the customer's own")
 
 
 async def _external_destination(
@@ -121,10 +134,10 @@ async def _external_destination(
         session, caller=caller, external_account_id=party_id
     )
     owner = await _owning_counterparty(session, caller, customer, external, counterparty_id)
-    return _bank_destination(request, external, owner)
+    return bank_destination(request, external, owner)
 
 
-def _bank_destination(
+def bank_destination(
     request: dict[str, Any], external: ExternalAccount, counterparty_id: str | None
 ) -> ResolvedDestination:
     if external.status != ACTIVE:

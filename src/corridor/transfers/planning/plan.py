@@ -3,6 +3,7 @@ onto the transfer row (on create, and again after every PATCH)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -122,8 +123,7 @@ async def make_plan(
     fee: fees.DeveloperFee | None,
     lock: fx.Lock | None = None,
 ) -> Plan:
-    if amount_minor <= 0:
-        raise ValidationFailed("amount.value", "must be greater than zero")
+    check_positive(amount_minor)
     source = await resolve_source(
         session,
         caller=caller,
@@ -131,10 +131,7 @@ async def make_plan(
         request=source_request,
         amount_currency=amount_currency,
     )
-    if source.endpoint.currency != amount_currency:
-        raise ValidationFailed(
-            "amount.currency", f"must be the source currency, {source.endpoint.currency}"
-        )
+    check_currency(amount_currency, source)
     destination = await resolve_destination(
         session,
         caller=caller,
@@ -142,6 +139,31 @@ async def make_plan(
         request=destination_request,
         counterparty_id=counterparty_id,
     )
+    return plan_of(source, destination, amount_minor=amount_minor, fee=fee, lock=lock)
+
+
+def check_positive(amount_minor: int) -> None:
+    if amount_minor <= 0:
+        raise ValidationFailed("amount.value", "must be greater than zero")
+
+
+def check_currency(amount_currency: str, source: ResolvedSource) -> None:
+    """The amount is in the source's currency."""
+    if source.endpoint.currency != amount_currency:
+        raise ValidationFailed(
+            "amount.currency", f"must be the source currency, {source.endpoint.currency}"
+        )
+
+
+def plan_of(
+    source: ResolvedSource,
+    destination: ResolvedDestination,
+    *,
+    amount_minor: int,
+    fee: fees.DeveloperFee | None,
+    lock: fx.Lock | None,
+) -> Plan:
+    """The flow, the legs and their prices between two resolved ends."""
     flow = flow_of(source.endpoint, destination.endpoint)
     try:
         fee_minor = fees.checked_fee(amount_minor, fee) if fee is not None else 0
@@ -154,8 +176,14 @@ async def make_plan(
     return Plan(source=source, destination=destination, flow=flow, pricing=pricing, fee=fee)
 
 
-def apply_plan(transfer: Transfer, plan: Plan, *, now: datetime) -> list[TransferLeg]:
-    """Write the plan onto the transfer; returns its new legs (all PENDING)."""
+def apply_plan(
+    transfer: Transfer,
+    plan: Plan,
+    *,
+    now: datetime,
+    make_leg: Callable[..., TransferLeg] = TransferLeg,
+) -> list[TransferLeg]:
+    """Write the plan onto the transfer; returns its new legs (all PENDING, of `make_leg`)."""
     pricing = plan.pricing
     transfer.flow = plan.flow.value
     transfer.source = plan.source.display
@@ -183,7 +211,7 @@ def apply_plan(transfer: Transfer, plan: Plan, *, now: datetime) -> list[Transfe
     _estimate_schedule(transfer, plan, now=now)
     transfer.updated_at = now
     return [
-        TransferLeg(
+        make_leg(
             id=new_id("tleg"),
             organization_id=transfer.organization_id,
             transfer_id=transfer.id,
@@ -227,18 +255,28 @@ async def active_customer(
 ) -> Customer:
     """The customer a transfer is for (the body's, or the one the caller is bound to);
     only ACTIVE customers move money."""
+    wanted = wanted_customer(caller, customer_id)
+    customer = await customers.get_customer(session, caller=caller, customer_id=wanted)
+    check_active(customer)
+    return customer
+
+
+def wanted_customer(caller: Caller, customer_id: str | None) -> str:
+    """The id of the customer a transfer is for: the body's, or the caller's own."""
     wanted = customer_id or caller.customer_id
     if wanted is None:
         raise ValidationFailed("customerId", "required: the customer whose transfer this is")
     if caller.customer_id is not None and wanted != caller.customer_id:
         raise NotFound("customer", wanted)
-    customer = await customers.get_customer(session, caller=caller, customer_id=wanted)
+    return wanted
+
+
+def check_active(customer: Customer) -> None:
     if customer.status != ACTIVE:
         raise InvalidState(
             f"Customer {customer.id} is {customer.status}; only ACTIVE customers move money",
             current_status=customer.status,
         )
-    return customer
 
 
 async def configuration_of(session: AsyncSession, organization_id: str) -> Configuration:

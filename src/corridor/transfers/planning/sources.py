@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from corridor.auth.callers import Caller
 from corridor.kit.errors import Forbidden
 from corridor.models.customer import Customer
+from corridor.models.ledger import LedgerAccount
 from corridor.models.party import ExternalAccount, ExternalWallet
 from corridor.parties import service as parties
 from corridor.transfers.planning.resolution import (
@@ -36,18 +37,17 @@ async def resolve_source(
     amount_currency: str,
 ) -> ResolvedSource:
     if request.get("accountId"):
-        resolved = await _balance_source(session, caller, customer, request)
+        check_balance_request(request)
+        account = await balance_account(session, caller, "source", request["accountId"])
+        return balance_source(customer, account, request)
+    if caller.account_ids is not None:
+        raise Forbidden("This credential may only send from its own balance accounts")
+    if request.get("externalAccountId"):
+        resolved = await _pull_source(session, caller, customer, request)
     else:
-        if caller.account_ids is not None:
-            raise Forbidden("This credential may only send from its own balance accounts")
-        if request.get("externalAccountId"):
-            resolved = await _pull_source(session, caller, customer, request)
-        else:
-            resolved = _deposit_source(request, amount_currency)
+        resolved = _deposit_source(request, amount_currency)
     refund_account_id = request.get("refundAccountId")
     if refund_account_id:
-        if resolved.endpoint.kind == SourceKind.BALANCE:
-            raise problem("source.refundAccountId", "only for funds sent in from outside")
         await _check_refund_account(session, caller, customer, refund_account_id)
         resolved.display["refundAccountId"] = refund_account_id
     resolved.refund_known = bool(
@@ -58,13 +58,17 @@ async def resolve_source(
     return resolved
 
 
-async def _balance_source(
-    session: AsyncSession, caller: Caller, customer: Customer, request: dict[str, Any]
-) -> ResolvedSource:
+def check_balance_request(request: dict[str, Any]) -> None:
+    """What a balance source may say, checked before its account is looked up."""
     only_fields("source", request, {"accountId", "currency", "paymentRail"}, "source.accountId")
     if request.get("paymentRail") not in (None, BOOK):
         raise problem("source.paymentRail", "a balance account sends over BOOK")
-    account = await balance_account(session, caller, "source", request["accountId"])
+
+
+def balance_source(
+    customer: Customer, account: LedgerAccount, request: dict[str, Any]
+) -> ResolvedSource:
+    """A balance account of the transfer's customer, found (`check_balance_request` passed)."""
     if account.customer_id != customer.id:
         raise problem("source.accountId", "must be a balance account of the transfer's customer")
     check_currency("source", request.get("currency"), account.currency)

@@ -1,0 +1,297 @@
+"""`POST /v1/transfers` the express way (transfers/express), in front of the app.
+
+An ASGI layer inside RequestMiddleware (request id, body limit, access log): a
+create+submit it can take is answered here in two statements; any other request, and any
+request the express path declines, reaches the app exactly as it came, body included, and
+is answered by the general path (`endpoints.create_transfer`), the one the OpenAPI
+document describes. The express path answers what the general path would: the same
+201 body, the same rate limiting and the same stored Idempotency-Key answer.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import asyncpg
+from fastapi.security.utils import get_authorization_scheme_param
+from pydantic import ValidationError
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
+from starlette.datastructures import Address
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from corridor.auth import service as auth
+from corridor.auth.callers import Caller, CallerKind
+from corridor.auth.secrets import hash_secret
+from corridor.config import Settings
+from corridor.kit.clock import Clock
+from corridor.kit.db import Database
+from corridor.kit.errors import CorridorError, ServiceUnavailable
+from corridor.kit.logging import get_logger
+from corridor.transfers.express import statements
+from corridor.transfers.express.submit import NotExpress, Wanted, create_and_submit, wanted
+from corridor.transfers.plugins import TransferPlugins
+from corridor.transfers.schemas.requests import TransferCreate
+from corridor.web import idempotency
+from corridor.web.authentication import ON_BEHALF_OF_HEADER, ORGANIZATION_HEADER
+from corridor.web.context import IDEMPOTENCY_HEADER
+from corridor.web.errors import RateLimited, database_unavailable, error_response
+from corridor.web.ratelimits import REQUEST_STATE_KEY, RateLimiter, client_address
+
+PATH = "/v1/transfers"
+logger = get_logger("corridor.express")
+_IDEMPOTENCY_KEY = IDEMPOTENCY_HEADER.lower().encode()
+_DECLINING_HEADERS = frozenset(
+    name.lower().encode() for name in (ORGANIZATION_HEADER, ON_BEHALF_OF_HEADER)
+)
+
+
+@dataclass(frozen=True, slots=True)
+class HandOn:
+    """The request goes the general way, for this reason (logged at debug level)."""
+
+    reason: str
+
+
+@dataclass
+class ExpressTally:
+    """Of the create+submits this process saw: answered the express way, handed on to the
+    general way (outside the express case, or refused by a rule)."""
+
+    answered: int = 0
+    handed_on: int = 0
+
+
+class ExpressCreateSubmit:
+    """The express create+submit in front of `app` (PostgreSQL; `express_submit` on)."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        database: Database,
+        clock: Clock,
+        settings: Settings,
+        plugins: TransferPlugins,
+        rate_limiter: RateLimiter,
+        tally: ExpressTally,
+    ) -> None:
+        self.app = app
+        self.tally = tally
+        self.database = database
+        self.clock = clock
+        self.settings = settings
+        self.plugins = plugins
+        self.rate_limiter = rate_limiter
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] != "http"
+            or scope["method"] != "POST"
+            or scope["path"] != PATH
+            # A body of declared length only: RequestMiddleware has bounded it already.
+            or not any(name == b"content-length" for name, _ in scope["headers"])
+        ):
+            await self.app(scope, receive, send)
+            return
+        body = await _body(receive)
+        if body is None:  # the client went away mid-body
+            return
+        answer = await self._answer(scope, body)
+        if isinstance(answer, HandOn):
+            self.tally.handed_on += 1
+            logger.debug("express_handed_on", reason=answer.reason)
+            await self.app(scope, _replayed(body, receive), send)
+            return
+        self.tally.answered += 1
+        await answer(scope, receive, send)
+
+    async def _answer(self, scope: Scope, body: bytes) -> Response | HandOn:
+        """The express answer, or why the request goes the general way."""
+        headers = _headers(scope)
+        credential = _bearer(headers)
+        idempotency_key = headers.get(_IDEMPOTENCY_KEY)
+        if (
+            credential is None
+            or _DECLINING_HEADERS & headers.keys()
+            or not headers.get(b"content-type", b"").startswith(b"application/json")
+            or (
+                idempotency_key is not None
+                and not 1 <= len(idempotency_key) <= idempotency.idempotency_key_chars_max
+            )
+        ):
+            return HandOn("the headers: another credential, caller or content type")
+        try:
+            data = TransferCreate.model_validate(json.loads(body))
+            names = wanted(data)
+            auth.check_key_environment(credential, self.settings.key_environment)
+        except (ValueError, ValidationError, NotExpress, CorridorError) as declined:
+            return HandOn(f"the body or key: {declined!r}"[:200])
+        key = idempotency_key.decode("latin-1") if idempotency_key is not None else None
+        try:
+            async with self.rate_limiter.authentication_attempt(address=_address(scope)):
+                return await self._create_and_submit(scope, body, credential, data, names, key)
+        except RateLimited as refused:
+            return error_response(refused)
+        except (PoolTimeout, DBAPIError) as failure:
+            unavailable = database_unavailable(failure)
+            if unavailable is None:
+                return HandOn(f"a database error: {failure!r}"[:200])
+            return error_response(unavailable)
+
+    async def _create_and_submit(
+        self,
+        scope: Scope,
+        body: bytes,
+        credential: str,
+        data: TransferCreate,
+        names: Wanted,
+        idempotency_key: str | None,
+    ) -> Response | HandOn:
+        async with self.database.pooled_connection() as raw:
+            driver: asyncpg.Connection = raw.driver_connection
+            secret_hash = hash_secret(credential)
+            try:
+                read = await statements.read(
+                    driver,
+                    secret_hash=secret_hash,
+                    wanted=names,
+                    idempotency_key=idempotency_key,
+                )
+            except Exception as failure:  # nothing written: the general way answers
+                if not isinstance(failure, asyncpg.PostgresError) or isinstance(
+                    failure, asyncpg.PostgresConnectionError
+                ):
+                    raw.invalidate(failure)
+                return HandOn(f"the read failed: {failure!r}"[:200])
+            if read is None:
+                return HandOn("no such key")
+            key, found = read
+            caller = _caller(key, secret_hash)
+            if caller is None:
+                return HandOn("not a live organization key of a standard organization")
+            if key.idempotency_key_taken:
+                return HandOn("the Idempotency-Key is taken")
+            now = self.clock.now()
+            try:
+                submitted = create_and_submit(
+                    caller=caller, data=data, found=found, plugins=self.plugins, now=now
+                )
+            except (NotExpress, CorridorError) as declined:
+                return HandOn(f"the rules: {declined!r}"[:200])
+            answer = submitted.answer
+            window = await self.rate_limiter.hit_request_of(caller, configuration=key.configuration)
+            # Counted once: the general way, if it takes the request now, does not count it again.
+            scope.setdefault("state", {})[REQUEST_STATE_KEY] = window
+            kept = self._kept_answer(caller, body, idempotency_key, answer, now=now)
+            try:
+                written = await statements.write(driver, submitted, kept_answer=kept, now=now)
+            except asyncpg.PostgresError as failure:
+                if isinstance(failure, asyncpg.PostgresConnectionError):
+                    raw.invalidate(failure)
+                    return _lost()
+                # Refused by the database (the key taken meanwhile): nothing written.
+                return HandOn(f"the write failed: {failure!r}"[:200])
+            except (OSError, asyncpg.InterfaceError) as failure:
+                raw.invalidate(failure)
+                return _lost()
+        if not written:
+            return HandOn("the hold was refused")  # the general way says why
+        return Response(answer, status_code=201, media_type="application/json")
+
+    def _kept_answer(
+        self,
+        caller: Caller,
+        body: bytes,
+        idempotency_key: str | None,
+        answer: str,
+        *,
+        now: Any,
+    ) -> Any:
+        if idempotency_key is None:
+            return None
+        return idempotency.completed_record(
+            organization_id=caller.organization_id,
+            key=idempotency_key,
+            request_fingerprint=idempotency.fingerprint(
+                "POST", PATH, body, caller=f"{caller.actor_id} {caller.customer_id or ''}"
+            ),
+            status=201,
+            body=answer,
+            now=now,
+            lifetime_s=self.settings.idempotency_key_lifetime_s,
+        )
+
+
+def _caller(key: statements.KeyRow, secret_hash: str) -> Caller | None:
+    """The organization key's caller (None: revoked, an agent's key, a platform's key)."""
+    if key.kind != "ORGANIZATION" or not auth.is_live_key(
+        key.secret_hash, key.revoked_at, secret_hash
+    ):
+        return None
+    caller = auth.organization_key_caller(
+        key_id=key.key_id,
+        organization_id=key.organization_id,
+        organization_kind=key.organization_kind,
+        scopes=key.scopes,
+    )
+    return caller if caller.kind is CallerKind.ORGANIZATION_KEY else None
+
+
+def _lost() -> Response:
+    """The connection broke while the write ran: whether it committed is unknown, so the
+    client is told to retry (safely, with its Idempotency-Key)."""
+    return error_response(ServiceUnavailable("The database connection was lost; retry shortly"))
+
+
+def _headers(scope: Scope) -> dict[bytes, bytes]:
+    """The request's headers by lower-case name; the first of repeated ones, as Starlette."""
+    found: dict[bytes, bytes] = {}
+    for name, value in scope["headers"]:
+        found.setdefault(name, value)
+    return found
+
+
+def _bearer(headers: dict[bytes, bytes]) -> str | None:
+    """`Authorization: Bearer <credential>` as FastAPI's HTTPBearer reads it."""
+    authorization = headers.get(b"authorization")
+    if authorization is None:
+        return None
+    scheme, credential = get_authorization_scheme_param(authorization.decode("latin-1"))
+    if scheme.lower() != "bearer" or not credential:
+        return None
+    return credential
+
+
+def _address(scope: Scope) -> str:
+    client = scope.get("client")
+    return client_address(Address(*client) if client else None)
+
+
+async def _body(receive: Receive) -> bytes | None:
+    """The whole body (RequestMiddleware bounds it), or None when the client disconnected."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _replayed(body: bytes, receive: Receive) -> Receive:
+    """`receive` for the app: the body already read, then whatever comes next."""
+    delivered = False
+
+    async def replay() -> Message:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay

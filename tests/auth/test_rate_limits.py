@@ -14,7 +14,8 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 import redis
-from limits.aio.storage import MemoryStorage, RedisStorage
+from limits.aio.storage import RedisStorage
+from limits.storage import MemoryStorage
 
 from corridor.config import Environment, Settings
 from corridor.web.ratelimits import RateLimiter

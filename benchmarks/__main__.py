@@ -96,13 +96,16 @@ async def _http_submit(postgres: str, seconds: int) -> None:
     url, drop = await _postgres_database(postgres)
     try:
         await upgrade_to_head_async(url)
-        for label, floor, results in await http_submit.run(url, seconds=seconds):
+        measured = await http_submit.run(url, seconds=seconds)
+        for shape in measured:
             report(
-                f"Create+submit over HTTP on PostgreSQL, {label}, 16 connections "
-                "(baseline: the same SQL in pgbench)",
-                results,
-                baseline=floor,
+                f"Create+submit over HTTP on PostgreSQL, {shape.label}, 16 connections "
+                "(baseline: the issue's floor, the submit's SQL in pgbench)",
+                [shape.statements_floor, *shape.api],
+                baseline=shape.floor,
             )
+        for shape in measured:
+            console.print(shape.ratios())
     finally:
         await drop()
 

@@ -1,13 +1,21 @@
-"""Create+submit over real HTTP against the raw-SQL floor, on PostgreSQL (issue 12).
+"""Create+submit over real HTTP against raw-SQL floors, on PostgreSQL (issue 12).
 
 The API side: `corridor serve --no-workers` in its own processes, loaded by `wrk` (a C
 load generator: a Python client tops out near 550 requests/s on two cores and would hide
 the server's limit) with `POST /v1/transfers` `confirm: true`, an ACH payout from a
-balance, 16 connections. The floor: `pgbench` running the SQL one submit needs (insert the
-transfer, the guarded balance update, two postings, the status update, the outbox event;
-one transaction, fsync on) with 16 clients against the same PostgreSQL server. Both are
-run spread over 16 accounts and on one hot account; then the API again at half its peak
-rate, for the latency a user sees when the server is not saturated.
+balance, 16 connections. Two floors, each pgbench with 16 clients against the same
+PostgreSQL server in the same run:
+
+- the issue's floor: the SQL one submit needs on small tables of its own (insert the
+  transfer, the guarded balance update, two postings, the status update, the outbox event;
+  one transaction, fsync on);
+- the statements floor: exactly the two statements the API sends for one create+submit
+  (the express path's read and write, transfers/express/statements.py) on Corridor's own
+  tables, with their parameters written in. What PostgreSQL alone costs for this request;
+  the API's ratio to it is the application's own share.
+
+Both are run spread over 16 accounts and on one hot account; then the API again at half
+its peak rate, for the latency a user sees when the server is not saturated.
 """
 
 from __future__ import annotations
@@ -21,8 +29,11 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 from sqlalchemy.engine import make_url
@@ -192,6 +203,83 @@ async def _payer(client: httpx.AsyncClient, index: int) -> dict:
     }
 
 
+def _literal(value: Any) -> str:
+    """A parameter written into SQL text (the values the express path sends)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, datetime):
+        return "'" + value.isoformat() + "'"
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def _written_in(statement: str, parameters: list[Any]) -> str:
+    return re.sub(
+        r"\$(\d+)", lambda found: f"({_literal(parameters[int(found.group(1)) - 1])})", statement
+    )
+
+
+async def express_statements(database_url: str, secret: str, body: dict) -> str:
+    """A pgbench script of the two statements the API runs for `body`: the express read,
+    then the express write, parameters written in, the new rows' ids made unique per
+    transaction (pgbench's client id and a random serial)."""
+    from corridor.app import transfer_plugins
+    from corridor.auth.secrets import hash_secret
+    from corridor.auth.service import organization_key_caller
+    from corridor.kit.clock import SystemClock
+    from corridor.kit.db import Database
+    from corridor.transfers.express import statements
+    from corridor.transfers.express.submit import create_and_submit, wanted
+    from corridor.transfers.schemas.requests import TransferCreate
+
+    data = TransferCreate.model_validate(body)
+    asked = {"secret_hash": hash_secret(secret), "wanted": wanted(data), "idempotency_key": None}
+    read_sql, read_parameters = statements.read_statement(**asked)
+    database = Database(database_url)
+    try:
+        async with database.pooled_connection() as connection:
+            found = await statements.read(connection.driver_connection, **asked)
+    finally:
+        await database.dispose()
+    assert found is not None
+    key, rows = found
+    caller = organization_key_caller(
+        key_id=key.key_id,
+        organization_id=key.organization_id,
+        organization_kind=key.organization_kind,
+        scopes=key.scopes,
+    )
+    now = SystemClock().now()
+    submitted = create_and_submit(
+        caller=caller, data=data, found=rows, plugins=transfer_plugins(), now=now
+    )
+    write_sql, write_parameters = statements.write_statement(submitted, kept_answer=None, now=now)
+    write = _written_in(write_sql, write_parameters)
+    new_ids = [submitted.transfer.id, *(leg.id for leg in submitted.legs)]
+    new_ids += [event.id for event in submitted.events]
+    for index, new_id in enumerate(new_ids):
+        # Where an id is a value of its own (not inside an event's JSON, which may repeat).
+        prefix = new_id.split("_", 1)[0]
+        unique = f"('{prefix}_{index}_' || :client_id::text || '_' || :serial::text)"
+        write = write.replace(f"('{new_id}')", unique)
+    # pgbench's extended protocol reads `:name` as a variable, even inside a string: JSON's
+    # `"key":null` gets a space, which jsonb ignores.
+    write = re.sub(r'":(?=[a-z])', '": ', write)
+    read = _written_in(read_sql, read_parameters)
+    # One line a statement (pgbench reads a script line by line).
+    return "\n".join(
+        [
+            "\\set serial random(1, 1000000000000)",
+            read.replace("\n", " ") + ";",
+            write.replace("\n", " ") + ";",
+            "",
+        ]
+    )
+
+
 async def transfer_bodies(base_url: str, secret: str, accounts: int) -> list[dict]:
     async with httpx.AsyncClient(
         base_url=base_url, headers={"Authorization": f"Bearer {secret}"}, timeout=30
@@ -325,10 +413,13 @@ COMMIT;
 """
 
 
+def _dsn(database_url: str) -> str:
+    return make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
 def run_floor(database_url: str, *, accounts: int, seconds: int, directory: Path) -> Result:
-    """pgbench, 16 clients, the submit's SQL over `accounts` accounts."""
-    url = make_url(database_url)
-    dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
+    """pgbench, 16 clients, the issue's floor: the submit's SQL over `accounts` accounts."""
+    dsn = _dsn(database_url)
     schema = directory / "floor-schema.sql"
     schema.write_text(_FLOOR_SCHEMA.replace("{FUNDING}", str(FUNDING_MINOR)))
     subprocess.run(
@@ -340,7 +431,47 @@ def run_floor(database_url: str, *, accounts: int, seconds: int, directory: Path
     script.write_text(
         _FLOOR_SCRIPT.replace("{ACCOUNTS}", str(accounts)).replace("{{", "{").replace("}}", "}")
     )
-    log_prefix = directory / f"pgbench-log-{accounts}"
+    return _pgbench(
+        dsn,
+        [script],
+        name=f"pgbench floor, {accounts} account{'s' if accounts > 1 else ''}",
+        seconds=seconds,
+        directory=directory,
+    )
+
+
+async def run_statements_floor(
+    database_url: str, secret: str, bodies: list[dict], *, seconds: int, directory: Path
+) -> Result:
+    """pgbench, 16 clients, the API's own two statements for each body (equally often),
+    prepared as the driver prepares them."""
+    scripts = []
+    for index, body in enumerate(bodies):
+        script = directory / f"statements-{len(bodies)}-{index}.sql"
+        script.write_text(await express_statements(database_url, secret, body))
+        scripts.append(script)
+    accounts = len(bodies)
+    return _pgbench(
+        _dsn(database_url),
+        scripts,
+        name=f"pgbench: the API's statements, {accounts} account{'s' if accounts > 1 else ''}",
+        seconds=seconds,
+        directory=directory,
+        prepared=True,
+    )
+
+
+def _pgbench(
+    dsn: str,
+    scripts: list[Path],
+    *,
+    name: str,
+    seconds: int,
+    directory: Path,
+    prepared: bool = False,
+) -> Result:
+    log_prefix = directory / f"pgbench-log-{uuid.uuid4().hex[:8]}"
+    files = [argument for script in scripts for argument in ("-f", f"{script}@1")]
     done = subprocess.run(
         [
             "pgbench",
@@ -348,10 +479,10 @@ def run_floor(database_url: str, *, accounts: int, seconds: int, directory: Path
             f"-c{CONNECTIONS}",
             "-j2",
             f"-T{seconds}",
+            *(["-M", "prepared"] if prepared else []),
             "-l",
             f"--log-prefix={log_prefix}",
-            "-f",
-            str(script),
+            *files,
             dsn,
         ],
         capture_output=True,
@@ -368,10 +499,7 @@ def run_floor(database_url: str, *, accounts: int, seconds: int, directory: Path
             if len(fields) >= 3:
                 latencies.append(int(fields[2]) / 1000)
     return Result(
-        name=f"pgbench floor, {accounts} account{'s' if accounts > 1 else ''}",
-        operations=round(tps * seconds),
-        seconds=float(seconds),
-        latencies_ms=latencies,
+        name=name, operations=round(tps * seconds), seconds=float(seconds), latencies_ms=latencies
     )
 
 
@@ -404,10 +532,29 @@ def half_peak(
     )
 
 
-async def run(database_url: str, *, seconds: int) -> list[tuple[str, Result, list[Result]]]:
-    """The floor and the API, spread and hot, then the API at half its spread peak."""
+@dataclass(frozen=True, slots=True)
+class Measured:
+    """One load shape (16 accounts, or one hot account): the floors and the API."""
+
+    label: str
+    floor: Result
+    statements_floor: Result
+    api: list[Result]
+
+    def ratios(self) -> str:
+        api = self.api[0].throughput
+        return (
+            f"{self.label}: API {api:,.0f}/s = {api / self.floor.throughput:.2f}x the issue's "
+            f"floor ({self.floor.throughput:,.0f}/s), "
+            f"{api / self.statements_floor.throughput:.2f}x its own statements in pgbench "
+            f"({self.statements_floor.throughput:,.0f}/s)"
+        )
+
+
+async def run(database_url: str, *, seconds: int) -> list[Measured]:
+    """The floors and the API, spread and hot, then the API at half its spread peak."""
     secret = await bootstrap(database_url)
-    tables: list[tuple[str, Result, list[Result]]] = []
+    measured: list[Measured] = []
     with tempfile.TemporaryDirectory() as name:
         directory = Path(name)
         server = start_server(database_url, directory)
@@ -417,6 +564,9 @@ async def run(database_url: str, *, seconds: int) -> list[tuple[str, Result, lis
             for label, bodies, accounts in (("16 accounts", spread, 16), ("1 hot account", hot, 1)):
                 floor = run_floor(
                     database_url, accounts=accounts, seconds=seconds, directory=directory
+                )
+                statements_floor = await run_statements_floor(
+                    database_url, secret, bodies, seconds=seconds, directory=directory
                 )
                 api = run_wrk(
                     server.base_url,
@@ -432,7 +582,7 @@ async def run(database_url: str, *, seconds: int) -> list[tuple[str, Result, lis
                     results.append(
                         half_peak(server, secret, bodies, api.throughput, seconds, directory)
                     )
-                tables.append((label, floor, results))
+                measured.append(Measured(label, floor, statements_floor, results))
         finally:
             server.stop()
-    return tables
+    return measured

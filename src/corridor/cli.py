@@ -344,8 +344,9 @@ def serve(
         # and HTTP parser: less CPU per request than asyncio's loop and h11.
         "loop": "auto",
         "http": "auto",
-        # Over-long URLs reach the app, which answers 414 in the error shape (httptools has
-        # no limit of its own; h11, used where httptools is missing, needs this one).
+        # Over-long URLs reach the app, which answers 414 in the error shape, up to the
+        # HTTP parser's own limit on a request head (httptools: 80 KiB; past it, uvicorn's
+        # plain-text 400); h11, used where httptools is missing, needs this one.
         "h11_max_incomplete_event_size": request_head_bytes_max,
     }
     if count == 1:

@@ -47,6 +47,8 @@ id_chars_max = 64
 message_page_size_default = 50
 _EVENT_TYPE = re.compile(EVENT_TYPE_PATTERN)
 _ITERATOR = re.compile(r"^msg_[0-9a-z]{26}$")
+# What a list of event types is made of: their characters, commas, and spaces around them.
+_EVENT_TYPES_PATTERN = r"^[a-z0-9_.,\s]*$"
 
 Page = Annotated[PageRequest, Depends(page_request)]
 
@@ -242,6 +244,9 @@ async def message_filter(
             max_length=event_types_per_endpoint_max * (event_type_chars_max + 1),
             description="Comma-separated event types",
             examples=["transfer.completed,transfer.failed"],
+            # Event types are ASCII (EVENT_TYPE_PATTERN); said here, a client (or a fuzzer)
+            # never sends a URL of thousands of encoded emoji, past the HTTP parser's limit.
+            json_schema_extra={"pattern": _EVENT_TYPES_PATTERN},
         ),
     ] = None,
     status: Annotated[

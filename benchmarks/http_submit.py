@@ -9,10 +9,11 @@ PostgreSQL server in the same run:
 - the issue's floor: the SQL one submit needs on small tables of its own (insert the
   transfer, the guarded balance update, two postings, the status update, the outbox event;
   one transaction, fsync on);
-- the statements floor: exactly the two statements the API sends for one create+submit
-  (the express path's read and write, transfers/express/statements.py) on Corridor's own
-  tables, with their parameters written in. What PostgreSQL alone costs for this request;
-  the API's ratio to it is the application's own share.
+- the statements floor: exactly the statement the API sends for one create+submit (the
+  express path's write, transfers/express/statements.py; its read is sent only the first
+  time a key, customer and accounts come together) on Corridor's own tables, with its
+  parameters written in. What PostgreSQL alone costs for this request; the API's ratio to
+  it is the application's own share.
 
 Both are run spread over 16 accounts and on one hot account; then the API again at half
 its peak rate, for the latency a user sees when the server is not saturated.
@@ -223,9 +224,10 @@ def _written_in(statement: str, parameters: list[Any]) -> str:
 
 
 async def express_statements(database_url: str, secret: str, body: dict) -> str:
-    """A pgbench script of the two statements the API runs for `body`: the express read,
-    then the express write, parameters written in, the new rows' ids made unique per
-    transaction (pgbench's client id and a random serial)."""
+    """A pgbench script of the statement the API sends for `body` once it has read the rows
+    `body` names (it keeps them, transfers/express/known.py): the express write, its
+    parameters written in, the new rows' ids made unique per transaction (pgbench's client
+    id and a random serial). The read, sent the first time only, is left out."""
     from corridor.app import transfer_plugins
     from corridor.auth.secrets import hash_secret
     from corridor.auth.service import organization_key_caller
@@ -236,16 +238,16 @@ async def express_statements(database_url: str, secret: str, body: dict) -> str:
     from corridor.transfers.schemas.requests import TransferCreate
 
     data = TransferCreate.model_validate(body)
-    asked = {"secret_hash": hash_secret(secret), "wanted": wanted(data), "idempotency_key": None}
-    read_sql, read_parameters = statements.read_statement(**asked)
     database = Database(database_url)
     try:
         async with database.pooled_connection() as connection:
-            found = await statements.read(connection.driver_connection, **asked)
+            read = await statements.read(
+                connection.driver_connection, secret_hash=hash_secret(secret), wanted=wanted(data)
+            )
     finally:
         await database.dispose()
-    assert found is not None
-    key, rows = found
+    assert read is not None
+    key = read.key
     caller = organization_key_caller(
         key_id=key.key_id,
         organization_id=key.organization_id,
@@ -254,9 +256,11 @@ async def express_statements(database_url: str, secret: str, body: dict) -> str:
     )
     now = SystemClock().now()
     submitted = create_and_submit(
-        caller=caller, data=data, found=rows, plugins=transfer_plugins(), now=now
+        caller=caller, data=data, found=read.found, plugins=transfer_plugins(), now=now
     )
-    write_sql, write_parameters = statements.write_statement(submitted, kept_answer=None, now=now)
+    write_sql, write_parameters = statements.write_statement(
+        submitted, read=read, kept_answer=None, now=now
+    )
     write = _written_in(write_sql, write_parameters)
     new_ids = [submitted.transfer.id, *(leg.id for leg in submitted.legs)]
     new_ids += [event.id for event in submitted.events]
@@ -268,16 +272,8 @@ async def express_statements(database_url: str, secret: str, body: dict) -> str:
     # pgbench's extended protocol reads `:name` as a variable, even inside a string: JSON's
     # `"key":null` gets a space, which jsonb ignores.
     write = re.sub(r'":(?=[a-z])', '": ', write)
-    read = _written_in(read_sql, read_parameters)
     # One line a statement (pgbench reads a script line by line).
-    return "\n".join(
-        [
-            "\\set serial random(1, 1000000000000)",
-            read.replace("\n", " ") + ";",
-            write.replace("\n", " ") + ";",
-            "",
-        ]
-    )
+    return "\n".join(["\\set serial random(1, 1000000000000)", write.replace("\n", " ") + ";", ""])
 
 
 async def transfer_bodies(base_url: str, secret: str, accounts: int) -> list[dict]:
@@ -443,8 +439,8 @@ def run_floor(database_url: str, *, accounts: int, seconds: int, directory: Path
 async def run_statements_floor(
     database_url: str, secret: str, bodies: list[dict], *, seconds: int, directory: Path
 ) -> Result:
-    """pgbench, 16 clients, the API's own two statements for each body (equally often),
-    prepared as the driver prepares them."""
+    """pgbench, 16 clients, the API's own statement for each body (equally often), prepared
+    as the driver prepares it."""
     scripts = []
     for index, body in enumerate(bodies):
         script = directory / f"statements-{len(bodies)}-{index}.sql"
@@ -454,7 +450,7 @@ async def run_statements_floor(
     return _pgbench(
         _dsn(database_url),
         scripts,
-        name=f"pgbench: the API's statements, {accounts} account{'s' if accounts > 1 else ''}",
+        name=f"pgbench: the API's statement, {accounts} account{'s' if accounts > 1 else ''}",
         seconds=seconds,
         directory=directory,
         prepared=True,
@@ -546,7 +542,7 @@ class Measured:
         return (
             f"{self.label}: API {api:,.0f}/s = {api / self.floor.throughput:.2f}x the issue's "
             f"floor ({self.floor.throughput:,.0f}/s), "
-            f"{api / self.statements_floor.throughput:.2f}x its own statements in pgbench "
+            f"{api / self.statements_floor.throughput:.2f}x its own statement in pgbench "
             f"({self.statements_floor.throughput:,.0f}/s)"
         )
 

@@ -520,3 +520,70 @@ async def test_sqlite_takes_every_create_submit_the_general_way(app, backend, te
     assert created.status_code == 201, created.text
     assert created.json()["status"] == "PENDING"
     assert app.state.express_tally.answered == app.state.express_tally.handed_on == 0
+
+
+async def test_a_row_changed_since_the_express_path_read_it_is_never_trusted(
+    app, tenant, postgresql_only
+):
+    """The express path keeps what it read for the next create+submit naming the same rows;
+    its write checks each row is still the version it read, so every change below is met
+    by the very next request: the new name shown, the new threshold applied, a suspended
+    customer, a closed account and a revoked key refused."""
+    customer = await make_customer(tenant.client, ("USD",))
+    await customer.fund("USD", 1_000_000)
+    bank_account = await customer.bank_account()
+    key = await tenant.client.post("/v1/api-keys", json={"name": "payouts", "scopes": ["*"]})
+    body = body_of(customer, bank_account, amount=amount("USD", 1_000))
+    tally = app.state.express_tally
+    async with client_for(app, bearer(key.json()["secret"])) as client:
+
+        async def create() -> httpx.Response:
+            return await client.post("/v1/transfers", json=body)
+
+        reads = tally.reads
+        for _ in range(3):
+            assert (await create()).status_code == 201
+        assert tally.reads == reads + 1  # the first read the rows; the others sent no read
+        answered = tally.answered
+
+        renamed = await tenant.client.patch(
+            f"/v1/customers/{customer.id}", json={"firstName": "Grace", "lastName": "Hopper"}
+        )
+        assert renamed.status_code == 200, renamed.text
+        made = await create()
+        assert made.json()["source"]["accountName"] == "Grace Hopper"
+        relabelled = await tenant.client.patch(
+            f"/v1/external-accounts/{bank_account}", json={"accountHolderName": "G. Hopper"}
+        )
+        assert relabelled.status_code == 200, relabelled.text
+        assert (await create()).json()["destination"]["accountName"] == "G. Hopper"
+        threshold = await tenant.client.patch(
+            "/v1/organizations/current/configuration",
+            json={"transferAuthorizationThreshold": amount("USD", 500)},
+        )
+        assert threshold.status_code == 200, threshold.text
+        assert (await create()).json()["status"] == "PENDING_AUTHORIZATION"
+        assert (await create()).json()["status"] == "PENDING_AUTHORIZATION"  # read again, kept
+        assert tally.answered >= answered + 2  # the express way, once each row was read again
+
+        closed = await tenant.client.post(f"/v1/external-accounts/{bank_account}/close")
+        assert closed.status_code == 200, closed.text
+        assert_error(await create(), 422, "validation_error")
+        other_account = await customer.bank_account()
+        body["destination"]["externalAccountId"] = other_account
+        assert (await create()).status_code == 201
+        suspended = await tenant.client.post(
+            f"/v1/sandbox/customers/{customer.id}/verification-status",
+            json={"status": "SUSPENDED"},
+        )
+        assert suspended.status_code == 200, suspended.text
+        assert_error(await create(), 409, "invalid_state")
+        activated = await tenant.client.post(
+            f"/v1/sandbox/customers/{customer.id}/verification-status", json={"status": "ACTIVE"}
+        )
+        assert activated.status_code == 200, activated.text
+        assert (await create()).status_code == 201
+        revoked = await tenant.client.delete(f"/v1/api-keys/{key.json()['id']}")
+        assert revoked.status_code == 204
+        assert_error(await create(), 401, "unauthorized")
+    await assert_books_balance(app, tenant.organization_id)

@@ -1,11 +1,12 @@
 """`POST /v1/transfers` the express way (transfers/express), in front of the app.
 
 An ASGI layer inside RequestMiddleware (request id, body limit, access log): a
-create+submit it can take is answered here in two statements; any other request, and any
-request the express path declines, reaches the app exactly as it came, body included, and
-is answered by the general path (`endpoints.create_transfer`), the one the OpenAPI
-document describes. The express path answers what the general path would: the same
-201 body, the same rate limiting and the same stored Idempotency-Key answer.
+create+submit it can take is answered here in one statement (two when its rows were not
+read lately); any other request, and any request the express path declines, reaches the
+app exactly as it came, body included, and is answered by the general path
+(`endpoints.create_transfer`), the one the OpenAPI document describes. The express path
+answers what the general path would: the same 201 body, the same rate limiting and the
+same stored Idempotency-Key answer.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from corridor.kit.db import Database
 from corridor.kit.errors import CorridorError, ServiceUnavailable
 from corridor.kit.logging import get_logger
 from corridor.transfers.express import statements
+from corridor.transfers.express.known import KnownReads
+from corridor.transfers.express.statements import Written
 from corridor.transfers.express.submit import NotExpress, Wanted, create_and_submit, wanted
 from corridor.transfers.plugins import TransferPlugins
 from corridor.transfers.schemas.requests import TransferCreate
@@ -59,10 +62,12 @@ class HandOn:
 @dataclass
 class ExpressTally:
     """Of the create+submits this process saw: answered the express way, handed on to the
-    general way (outside the express case, or refused by a rule)."""
+    general way (outside the express case, or refused by a rule); and the reads sent."""
 
     answered: int = 0
     handed_on: int = 0
+    # Reads sent: a create+submit naming rows read lately sends none (express/known.py).
+    reads: int = 0
 
 
 class ExpressCreateSubmit:
@@ -81,6 +86,7 @@ class ExpressCreateSubmit:
     ) -> None:
         self.app = app
         self.tally = tally
+        self.known = KnownReads()
         self.database = database
         self.clock = clock
         self.settings = settings
@@ -151,55 +157,58 @@ class ExpressCreateSubmit:
         names: Wanted,
         idempotency_key: str | None,
     ) -> Response | HandOn:
+        secret_hash = hash_secret(credential)
         async with self.database.pooled_connection() as raw:
             driver: asyncpg.Connection = raw.driver_connection
-            secret_hash = hash_secret(credential)
-            try:
-                read = await statements.read(
-                    driver,
-                    secret_hash=secret_hash,
-                    wanted=names,
-                    idempotency_key=idempotency_key,
-                )
-            except Exception as failure:  # nothing written: the general way answers
-                if not isinstance(failure, asyncpg.PostgresError) or isinstance(
-                    failure, asyncpg.PostgresConnectionError
-                ):
-                    raw.invalidate(failure)
-                return HandOn(f"the read failed: {failure!r}"[:200])
+            read = self.known.get(secret_hash, names)
             if read is None:
-                return HandOn("no such key")
-            key, found = read
-            caller = _caller(key, secret_hash)
+                self.tally.reads += 1
+                try:
+                    read = await statements.read(driver, secret_hash=secret_hash, wanted=names)
+                except Exception as failure:  # nothing written: the general way answers
+                    if not isinstance(failure, asyncpg.PostgresError) or isinstance(
+                        failure, asyncpg.PostgresConnectionError
+                    ):
+                        raw.invalidate(failure)
+                    return HandOn(f"the read failed: {failure!r}"[:200])
+                if read is None:
+                    return HandOn("no such key")
+            caller = _caller(read.key, secret_hash)
             if caller is None:
                 return HandOn("not a live organization key of a standard organization")
-            if key.idempotency_key_taken:
-                return HandOn("the Idempotency-Key is taken")
             now = self.clock.now()
             try:
                 submitted = create_and_submit(
-                    caller=caller, data=data, found=found, plugins=self.plugins, now=now
+                    caller=caller, data=data, found=read.found, plugins=self.plugins, now=now
                 )
             except (NotExpress, CorridorError) as declined:
                 return HandOn(f"the rules: {declined!r}"[:200])
             answer = submitted.answer
-            window = await self.rate_limiter.hit_request_of(caller, configuration=key.configuration)
+            window = await self.rate_limiter.hit_request_of(
+                caller, configuration=read.key.configuration
+            )
             # Counted once: the general way, if it takes the request now, does not count it again.
             scope.setdefault("state", {})[REQUEST_STATE_KEY] = window
             kept = self._kept_answer(caller, body, idempotency_key, answer, now=now)
             try:
-                written = await statements.write(driver, submitted, kept_answer=kept, now=now)
+                written = await statements.write(
+                    driver, submitted, read=read, kept_answer=kept, now=now
+                )
             except asyncpg.PostgresError as failure:
                 if isinstance(failure, asyncpg.PostgresConnectionError):
                     raw.invalidate(failure)
                     return _lost()
-                # Refused by the database (the key taken meanwhile): nothing written.
+                # Refused by the database (the Idempotency-Key taken): nothing written.
                 return HandOn(f"the write failed: {failure!r}"[:200])
             except (OSError, asyncpg.InterfaceError) as failure:
                 raw.invalidate(failure)
                 return _lost()
-        if not written:
+        if written is Written.STALE:
+            self.known.forget(secret_hash, names)
+            return HandOn("a row changed since it was read")
+        if written is Written.HOLD_REFUSED:
             return HandOn("the hold was refused")  # the general way says why
+        self.known.keep(secret_hash, names, read)
         return Response(answer, status_code=201, media_type="application/json")
 
     def _kept_answer(

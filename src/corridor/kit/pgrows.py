@@ -55,6 +55,10 @@ class RowShape(Generic[Model]):
         self.fields: list[tuple[str, Column[Any]]] = [
             (prop.key, prop.columns[0]) for prop in mapper.column_attrs
         ]
+        for _, column in self.fields:
+            # A hand-written insert sends every column, so a database-side default would
+            # never apply: a model that gains one needs this class to learn to omit it.
+            assert column.server_default is None, f"{column} has a server default"
         self.columns = [column.name for _, column in self.fields]
         self._casts = [_cast(column) for _, column in self.fields]
         self._json = [_is_json(column) for _, column in self.fields]

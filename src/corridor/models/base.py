@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, ClassVar
 
-from sqlalchemy import JSON, BigInteger, DateTime, MetaData, String, Text
+from sqlalchemy import JSON, BigInteger, DateTime, Index, MetaData, String, Text, text
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
@@ -77,6 +77,13 @@ class EncryptedKeys(TypeDecorator[list[Any]]):
 
 
 MinorUnits = BigInteger
+
+
+def partial_index(table: str, column: str) -> Index:
+    """`ix_<table>_<column>` over the rows where the column is set (PostgreSQL and SQLite):
+    for a column most rows leave NULL and queries only ever match a value in."""
+    present = text(f"{column} IS NOT NULL")
+    return Index(f"ix_{table}_{column}", column, postgresql_where=present, sqlite_where=present)
 
 
 class Base(DeclarativeBase):

@@ -8,7 +8,19 @@ from typing import Any
 from sqlalchemy import BigInteger, Boolean, ForeignKey, Index, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from corridor.models.base import Base, id_column
+from corridor.models.base import Base, id_column, partial_index
+
+# Transfer columns most rows leave NULL (migration 20261127_0012).
+SPARSE_COLUMNS = (
+    "destination_account_id",
+    "counterparty_id",
+    "client_reference_id",
+    "deposit_reference",
+    "agent_id",
+    "agent_approval_status",
+    "parent_transfer_id",
+    "fixed_route_id",
+)
 
 
 class Transfer(Base):
@@ -26,6 +38,9 @@ class Transfer(Base):
         Index("ix_transfers_organization_id_customer_id", "organization_id", "customer_id"),
         # The console's volume chart: one organization's transfers of the last 30 days.
         Index("ix_transfers_organization_id_created_at", "organization_id", "created_at"),
+        # Columns most transfers leave empty are found by value only: their indexes hold
+        # the rows that have one, so a transfer without costs no entry in them.
+        *(partial_index("transfers", column) for column in SPARSE_COLUMNS),
     )
 
     id: Mapped[str] = id_column()
@@ -39,15 +54,15 @@ class Transfer(Base):
     destination: Mapped[dict[str, Any]]
     # The balance accounts the transfer debits or credits (for an account's transfer list).
     source_account_id: Mapped[str | None] = mapped_column(String(40), index=True)
-    destination_account_id: Mapped[str | None] = mapped_column(String(40), index=True)
+    destination_account_id: Mapped[str | None] = mapped_column(String(40))
     source_currency: Mapped[str] = mapped_column(String(10))
     source_amount: Mapped[int] = mapped_column(BigInteger)
     destination_currency: Mapped[str] = mapped_column(String(10))
     destination_amount: Mapped[int] = mapped_column(BigInteger)
-    counterparty_id: Mapped[str | None] = mapped_column(ForeignKey("counterparties.id"), index=True)
+    counterparty_id: Mapped[str | None] = mapped_column(ForeignKey("counterparties.id"))
     is_third_party: Mapped[bool] = mapped_column(Boolean, default=False)
     quote_id: Mapped[str | None] = mapped_column(String(40))
-    client_reference_id: Mapped[str | None] = mapped_column(String(256), index=True)
+    client_reference_id: Mapped[str | None] = mapped_column(String(256))
     remarks: Mapped[str | None] = mapped_column(String(1000))
     internal_remarks: Mapped[str | None] = mapped_column(String(1000))
     payment_reason: Mapped[str | None] = mapped_column(String(60))
@@ -66,7 +81,7 @@ class Transfer(Base):
     funding_needed: Mapped[bool] = mapped_column(Boolean, default=False)
     funds_received_at: Mapped[datetime | None]
     deposit_instructions: Mapped[dict[str, Any] | None]
-    deposit_reference: Mapped[str | None] = mapped_column(String(40), index=True)
+    deposit_reference: Mapped[str | None] = mapped_column(String(40))
     # The hold placed on the source balance at submit; cleared when captured or released.
     hold_account_id: Mapped[str | None] = mapped_column(String(40))
     hold_amount: Mapped[int | None] = mapped_column(BigInteger)
@@ -85,8 +100,8 @@ class Transfer(Base):
     estimated_settlement_at: Mapped[datetime | None]
     next_cutoff_at: Mapped[datetime | None]
     cutoff_timezone: Mapped[str | None] = mapped_column(String(64))
-    agent_id: Mapped[str | None] = mapped_column(String(40), index=True)
-    agent_approval_status: Mapped[str | None] = mapped_column(String(20), index=True)
+    agent_id: Mapped[str | None] = mapped_column(String(40))
+    agent_approval_status: Mapped[str | None] = mapped_column(String(20))
     cancellation: Mapped[dict[str, Any] | None]
     review: Mapped[dict[str, Any] | None]
     authorization: Mapped[dict[str, Any] | None]
@@ -94,9 +109,9 @@ class Transfer(Base):
     submitted_by: Mapped[str | None] = mapped_column(String(40))
     submitted_at: Mapped[datetime | None]
     # A system-made transfer (FEE_CRYPTO) points at the transfer it belongs to.
-    parent_transfer_id: Mapped[str | None] = mapped_column(String(40), index=True)
+    parent_transfer_id: Mapped[str | None] = mapped_column(String(40))
     # The fixed route whose deposit created this transfer.
-    fixed_route_id: Mapped[str | None] = mapped_column(String(40), index=True)
+    fixed_route_id: Mapped[str | None] = mapped_column(String(40))
     # When the engine should look at this transfer next; None while it waits on nobody's
     # work but a person's or a depositor's.
     next_step_at: Mapped[datetime | None] = mapped_column(index=True)
@@ -109,11 +124,12 @@ class TransferLeg(Base):
 
     __tablename__ = "transfer_legs"
     id_prefix, resource_name = "tleg", "leg"
+    # Its index serves lookups by transfer_id too: no index of that column alone.
     __table_args__ = (UniqueConstraint("transfer_id", "sequence"),)
 
     id: Mapped[str] = id_column()
     organization_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"))
-    transfer_id: Mapped[str] = mapped_column(ForeignKey("transfers.id"), index=True)
+    transfer_id: Mapped[str] = mapped_column(ForeignKey("transfers.id"))
     sequence: Mapped[int] = mapped_column(Integer)
     type: Mapped[str] = mapped_column(String(30))
     status: Mapped[str] = mapped_column(String(20))

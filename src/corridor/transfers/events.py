@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from corridor.models.event import Event, emit, event_row
 from corridor.models.transfer import Deposit, Transfer, TransferLeg
 from corridor.transfers.schemas.deposits import DepositRead
-from corridor.transfers.schemas.transfer import TransferRead
+from corridor.transfers.schemas.transfer import transfer_json
 
 CREATED = "transfer.created"
 UPDATED = "transfer.updated"
@@ -45,7 +45,7 @@ def transfer_event_row(
         make=make,
         organization_id=transfer.organization_id,
         event_type=event_type,
-        data=TransferRead.of(transfer, legs).to_json_dict(),
+        data=transfer_json(transfer, legs),
         tags=[
             transfer.id,
             transfer.customer_id,

@@ -314,7 +314,7 @@ def serve(
     CORRIDOR_HOST settings."""
     import uvicorn
 
-    from corridor.app import create_app
+    from corridor.app import create_app, served
     from corridor.web.middleware import request_head_bytes_max
 
     settings = get_settings()
@@ -350,7 +350,7 @@ def serve(
         "h11_max_incomplete_event_size": request_head_bytes_max,
     }
     if count == 1:
-        uvicorn.run(create_app(settings, run_workers_in_process=with_workers), **options)
+        uvicorn.run(served(create_app(settings, run_workers_in_process=with_workers)), **options)
         return
     # Several processes: uvicorn starts each from the factory, which reads the settings from
     # the environment; the workers get a process of their own, stopped with the server.

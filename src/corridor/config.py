@@ -30,11 +30,13 @@ class Settings(BaseSettings):
         default=f"sqlite+aiosqlite:///{DEFAULT_DATA_DIRECTORY / 'corridor.db'}",
         description="SQLAlchemy async URL; SQLite file by default, postgresql+asyncpg in production.",
     )
-    # Connections each process keeps to PostgreSQL, and how many more it may open under load.
+    # Connections each process keeps to PostgreSQL, and how many more it may open under load
+    # (each closed again when given back while the kept ones are idle: opened and closed over
+    # and over under a load just past the kept ones, so none by default).
     # The defaults keep several API processes and a worker under PostgreSQL's default of 100
     # connections: (pool_size + pool_overflow) × processes ≤ 100 (docs/decisions.md).
-    database_pool_size: int = Field(default=8, ge=1, le=200)
-    database_pool_overflow: int = Field(default=4, ge=0, le=200)
+    database_pool_size: int = Field(default=12, ge=1, le=200)
+    database_pool_overflow: int = Field(default=0, ge=0, le=200)
     # How long a request waits for a free connection before it is answered 503.
     database_pool_timeout_s: float = Field(default=5, gt=0, le=120)
     # Group commit on a hot account (issue 12): concurrent create+submits debiting one

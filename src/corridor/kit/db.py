@@ -57,8 +57,8 @@ class PoolLimits:
     """Connections of one process: kept open, opened beyond under load, and how long a
     session waits for one (then `sqlalchemy.exc.TimeoutError`, answered 503)."""
 
-    size: int = 8
-    overflow: int = 4
+    size: int = 12
+    overflow: int = 0
     timeout_s: float = 5.0
 
 

@@ -564,6 +564,16 @@ async def run(database_url: str, *, seconds: int) -> list[Measured]:
                 statements_floor = await run_statements_floor(
                     database_url, secret, bodies, seconds=seconds, directory=directory
                 )
+                # Warm: every API process's connections prepare their statements, and the
+                # express path reads each body's rows once (then keeps them).
+                run_wrk(
+                    server.base_url,
+                    secret,
+                    bodies,
+                    name="warm-up",
+                    seconds=2,
+                    directory=directory,
+                )
                 api = run_wrk(
                     server.base_url,
                     secret,

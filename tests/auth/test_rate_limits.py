@@ -14,11 +14,11 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 import redis
+from limits import parse
 from limits.aio.storage import RedisStorage
-from limits.storage import MemoryStorage
 
 from corridor.config import Environment, Settings
-from corridor.web.ratelimits import RateLimiter
+from corridor.web.ratelimits import InProcessWindows, RateLimiter
 from tests.conftest import assert_error, built_app
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -229,7 +229,7 @@ async def test_a_restricted_key_cannot_change_the_limit(app, tenant):
 
 def test_the_embedded_default_counts_in_memory_and_needs_no_redis():
     limiter = RateLimiter(Settings(database_url="sqlite+aiosqlite:///unused.db"))
-    assert isinstance(limiter.storage, MemoryStorage)
+    assert isinstance(limiter.storage, InProcessWindows)
     assert limiter.enabled
 
 
@@ -299,3 +299,48 @@ async def test_an_unreachable_redis_lets_requests_through(database_url, make_ten
 def test_a_limit_setting_that_is_not_a_limit_is_refused(value):
     with pytest.raises(ValueError, match="not a rate limit"):
         Settings(rate_limit_sign_in_failures_per_email=value)
+
+
+# --- The in-memory windows ----------------------------------------------------------------
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_an_in_memory_window_allows_its_amount_then_frees_a_hit_as_it_leaves():
+    """As limits' moving window counts: at most `amount` hits in any `window` seconds; the
+    oldest hit leaving the window frees one, and the stats say when."""
+    clock = Clock()
+    windows = InProcessWindows(clock=clock)
+    three_in_ten = parse("3 per 10 seconds")
+    for second in (0, 1, 2):
+        clock.now = 1_000.0 + second
+        assert await windows.hit(three_in_ten, "key", "k1")
+    assert not await windows.test(three_in_ten, "key", "k1")
+    assert not await windows.hit(three_in_ten, "key", "k1")
+    assert await windows.hit(three_in_ten, "key", "k2")  # another key has its own window
+    stats = await windows.get_window_stats(three_in_ten, "key", "k1")
+    assert (stats.reset_time, stats.remaining) == (1_010.0, 0)
+    clock.now = 1_010.0  # the first hit leaves the window
+    assert await windows.test(three_in_ten, "key", "k1")
+    assert await windows.hit(three_in_ten, "key", "k1")
+    assert not await windows.hit(three_in_ten, "key", "k1")
+    await windows.clear(three_in_ten, "key", "k1")
+    assert (await windows.get_window_stats(three_in_ten, "key", "k1")).remaining == 3
+
+
+async def test_in_memory_windows_forget_keys_gone_quiet():
+    clock = Clock()
+    windows = InProcessWindows(clock=clock, sweep_every_hits=12)
+    one_a_second = parse("1 per second")
+    for address in range(10):
+        assert await windows.hit(one_a_second, "auth", f"10.0.0.{address}")
+    clock.now += 2
+    assert await windows.hit(one_a_second, "key", "busy")
+    assert not await windows.hit(one_a_second, "key", "busy")  # the 12th hit: a sweep
+    assert list(windows._hits) == [one_a_second.key_for("key", "busy")]

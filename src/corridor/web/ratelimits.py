@@ -16,9 +16,9 @@ process. The per-request check is one moving-window hit in that storage: no data
 (an organization's own limit is cached for a short while). If Redis cannot be reached the
 request goes through (limits fail open) and the error is logged.
 
-In memory the windows are limits' synchronous ones (`InProcessWindows`): its asyncio
-memory storage expires old hits after every hit in a task that hops to a thread
-(asyncio.to_thread), which cost half a millisecond of a create+submit's CPU.
+In memory the windows are `InProcessWindows`: limits' moving windows counted the same way,
+without the task and thread hop its asyncio memory storage made after every hit (half a
+millisecond of a create+submit's CPU) or its synchronous storage's timer thread.
 """
 
 from __future__ import annotations
@@ -26,15 +26,14 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from collections.abc import AsyncIterator
+from collections import deque
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from limits import RateLimitItem, RateLimitItemPerSecond, WindowStats, parse
 from limits.aio.storage import RedisStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
-from limits.storage import MemoryStorage
-from limits.strategies import MovingWindowRateLimiter as SynchronousMovingWindows
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
@@ -69,24 +68,66 @@ class WindowState:
 
 
 class InProcessWindows:
-    """limits' moving windows in this process's memory, synchronous (nothing here waits),
-    behind the awaitable interface of its asyncio strategies."""
+    """Moving windows in this process's memory, counted as limits' moving-window strategy
+    counts (a hit is allowed while fewer than the limit's amount fell in its window), with
+    the same awaitable interface. Each key keeps the times of its hits still in the window,
+    oldest first, and drops older ones as it is used: a hit costs a few microseconds, with
+    no task or thread (limits' asyncio memory storage expired its hits in a task hopping to
+    a thread after every hit; its synchronous one on a timer thread). Keys gone quiet are
+    swept every `sweep_every_hits` hits."""
 
-    def __init__(self) -> None:
-        self.storage = MemoryStorage()
-        self._windows = SynchronousMovingWindows(self.storage)
+    def __init__(
+        self, clock: Callable[[], float] = time.time, *, sweep_every_hits: int = 4096
+    ) -> None:
+        self._clock = clock
+        # key → (hits still in the window, oldest first; the window's length in seconds)
+        self._hits: dict[str, tuple[deque[float], int]] = {}
+        self.sweep_every_hits = sweep_every_hits
+        self._until_sweep = sweep_every_hits
+
+    def _window(self, item: RateLimitItem, identifiers: tuple[str, ...]) -> deque[float]:
+        key = item.key_for(*identifiers)
+        kept = self._hits.get(key)
+        expiry = item.get_expiry()
+        if kept is None:
+            kept = self._hits[key] = (deque(), expiry)
+        hits = kept[0]
+        oldest_kept = self._clock() - expiry
+        while hits and hits[0] <= oldest_kept:
+            hits.popleft()
+        return hits
 
     async def hit(self, item: RateLimitItem, *identifiers: str) -> bool:
-        return self._windows.hit(item, *identifiers)
+        hits = self._window(item, identifiers)
+        self._until_sweep -= 1
+        if self._until_sweep <= 0:
+            self._sweep()
+        if len(hits) >= item.amount:
+            return False
+        hits.append(self._clock())
+        return True
 
     async def test(self, item: RateLimitItem, *identifiers: str) -> bool:
-        return self._windows.test(item, *identifiers)
+        return len(self._window(item, identifiers)) < item.amount
 
     async def get_window_stats(self, item: RateLimitItem, *identifiers: str) -> WindowStats:
-        return self._windows.get_window_stats(item, *identifiers)
+        hits = self._window(item, identifiers)
+        start = hits[0] if hits else self._clock()
+        return WindowStats(start + item.get_expiry(), item.amount - len(hits))
 
     async def clear(self, item: RateLimitItem, *identifiers: str) -> None:
-        self._windows.clear(item, *identifiers)
+        self._hits.pop(item.key_for(*identifiers), None)
+
+    def _sweep(self) -> None:
+        self._until_sweep = self.sweep_every_hits
+        now = self._clock()
+        quiet = [
+            key
+            for key, (hits, expiry) in self._hits.items()
+            if not hits or hits[-1] <= now - expiry
+        ]
+        for key in quiet:
+            del self._hits[key]
 
 
 def redis_storage(redis_url: str) -> RedisStorage:
@@ -101,10 +142,10 @@ class RateLimiter:
     def __init__(self, settings: Settings, storage: Storage | None = None) -> None:
         self.enabled = settings.rate_limits_enabled
         self._windows: MovingWindowRateLimiter | InProcessWindows
-        self.storage: Storage | MemoryStorage
+        self.storage: Storage | InProcessWindows
         if storage is None and not settings.redis_url:
             windows = InProcessWindows()  # the default: memory, one process's counts
-            self.storage, self._windows = windows.storage, windows
+            self.storage, self._windows = windows, windows
         else:
             shared = storage or redis_storage(settings.redis_url or "")
             self.storage, self._windows = shared, MovingWindowRateLimiter(shared)

@@ -33,6 +33,7 @@ from sqlalchemy.util.concurrency import greenlet_spawn
 from corridor.kit.errors import NotFound
 from corridor.kit.group_commit import GroupCommit
 from corridor.kit.ids import looks_like_id
+from corridor.kit.lending import HeldConnections
 
 
 def _configure_sqlite(engine: AsyncEngine, *, immediate: bool) -> None:
@@ -50,6 +51,10 @@ def _configure_sqlite(engine: AsyncEngine, *, immediate: bool) -> None:
     @event.listens_for(engine.sync_engine, "begin")
     def on_begin(connection: Any) -> None:
         connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+# A pool this small keeps no connections aside for hand-written statements.
+held_pool_size_min = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +120,18 @@ class Database:
         )
         # Batches of units of work sharing one transaction (group_commit.py); PostgreSQL.
         self.group_commit = GroupCommit(self._write_sessions)
+        # Connections kept at hand for hand-written statements (lending.py): up to half the
+        # pool, when the pool has room for that beside everything else.
+        self._held = (
+            HeldConnections(
+                self._check_out,
+                self._give_back,
+                held_max=pool.size // 2,
+                wait_s=pool.timeout_s,
+            )
+            if not self.is_sqlite and pool.size >= held_pool_size_min
+            else None
+        )
 
     def session(self, *, write: bool = True) -> AsyncSession:
         return self._write_sessions() if write else self._read_sessions()
@@ -126,13 +143,35 @@ class Database:
         connection and transaction objects around it (half the cost of `engine.connect()`).
         Autocommit: each statement is its own transaction. `invalidate()` a connection that
         broke; it goes back to the pool (or is discarded) at the end."""
-        pooled = await greenlet_spawn(self.engine.sync_engine.raw_connection)
+        pooled = await self._check_out()
         try:
             yield pooled
         finally:
-            await greenlet_spawn(pooled.close)
+            await self._give_back(pooled)
+
+    @contextlib.asynccontextmanager
+    async def held_connection(self) -> AsyncIterator[PoolProxiedConnection]:
+        """`pooled_connection`, from the connections kept at hand when there are
+        (lending.py): the same rules, a few microseconds instead of a check-out."""
+        if self._held is None:
+            async with self.pooled_connection() as pooled:
+                yield pooled
+            return
+        connection = await self._held.borrow()
+        try:
+            yield connection
+        finally:
+            await self._held.give_back(connection, broken=not connection.is_valid)
+
+    async def _check_out(self) -> PoolProxiedConnection:
+        return await greenlet_spawn(self.engine.sync_engine.raw_connection)
+
+    async def _give_back(self, connection: PoolProxiedConnection) -> None:
+        await greenlet_spawn(connection.close)
 
     async def dispose(self) -> None:
+        if self._held is not None:
+            await self._held.close()
         await self.engine.dispose()
         if self.read_engine is not self.engine:
             await self.read_engine.dispose()

@@ -158,7 +158,7 @@ class ExpressCreateSubmit:
         idempotency_key: str | None,
     ) -> Response | HandOn:
         secret_hash = hash_secret(credential)
-        async with self.database.pooled_connection() as raw:
+        async with self.database.held_connection() as raw:
             driver: asyncpg.Connection = raw.driver_connection
             read = self.known.get(secret_hash, names)
             if read is None:

@@ -37,6 +37,7 @@ from corridor.mcp import sessions
 from corridor.mcp.errors import McpMethodNotAllowed
 from corridor.mcp.server import build_server
 from corridor.tools.registry import ToolEnvironment
+from corridor.web.replay import replayed
 
 ON_BEHALF_OF_HEADER = "x-corridor-on-behalf-of"
 SESSION_HEADER = "mcp-session-id"
@@ -143,7 +144,7 @@ class MCPEndpoint:
         scope[_CALLER_KEY] = who.caller
         scope[_SESSION_KEY] = who.session_id
         await self.manager.handle_request(
-            scope, _replayed(body, receive), _with_session_header(send, who.session_id)
+            scope, replayed(body, receive), _with_session_header(send, who.session_id)
         )
 
     async def _admit(
@@ -202,20 +203,6 @@ def _initializes(body: bytes) -> bool:
         return False
     messages = message if isinstance(message, list) else [message]
     return any(isinstance(item, dict) and item.get("method") == "initialize" for item in messages)
-
-
-def _replayed(body: bytes, receive: Receive) -> Receive:
-    """The body already read, then whatever the client sends next (its disconnect)."""
-    delivered = False
-
-    async def replay() -> Message:
-        nonlocal delivered
-        if not delivered:
-            delivered = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
 
 
 def _with_session_header(send: Send, session_id: str | None) -> Send:

@@ -22,7 +22,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.datastructures import Address
 from starlette.responses import Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from corridor.auth import service as auth
 from corridor.auth.callers import Caller, CallerKind
@@ -43,6 +43,7 @@ from corridor.web.authentication import ON_BEHALF_OF_HEADER, ORGANIZATION_HEADER
 from corridor.web.context import IDEMPOTENCY_HEADER
 from corridor.web.errors import RateLimited, database_unavailable, error_response
 from corridor.web.ratelimits import REQUEST_STATE_KEY, RateLimiter, client_address
+from corridor.web.replay import replayed
 
 PATH = "/v1/transfers"
 logger = get_logger("corridor.express")
@@ -110,7 +111,7 @@ class ExpressCreateSubmit:
         if isinstance(answer, HandOn):
             self.tally.handed_on += 1
             logger.debug("express_handed_on", reason=answer.reason)
-            await self.app(scope, _replayed(body, receive), send)
+            await self.app(scope, replayed(body, receive), send)
             return
         self.tally.answered += 1
         await answer(scope, receive, send)
@@ -135,7 +136,7 @@ class ExpressCreateSubmit:
             names = wanted(data)
             auth.check_key_environment(credential, self.settings.key_environment)
         except (ValueError, ValidationError, NotExpress, CorridorError) as declined:
-            return HandOn(f"the body or key: {declined!r}"[:200])
+            return HandOn(_reason("the body or key", declined))
         key = idempotency_key.decode("latin-1") if idempotency_key is not None else None
         try:
             async with self.rate_limiter.authentication_attempt(address=_address(scope)):
@@ -145,7 +146,7 @@ class ExpressCreateSubmit:
         except (PoolTimeout, DBAPIError) as failure:
             unavailable = database_unavailable(failure)
             if unavailable is None:
-                return HandOn(f"a database error: {failure!r}"[:200])
+                return HandOn(_reason("a database error", failure))
             return error_response(unavailable)
 
     async def _create_and_submit(
@@ -170,7 +171,7 @@ class ExpressCreateSubmit:
                         failure, asyncpg.PostgresConnectionError
                     ):
                         raw.invalidate(failure)
-                    return HandOn(f"the read failed: {failure!r}"[:200])
+                    return HandOn(_reason("the read failed", failure))
                 if read is None:
                     return HandOn("no such key")
             caller = _caller(read.key, secret_hash)
@@ -182,7 +183,7 @@ class ExpressCreateSubmit:
                     caller=caller, data=data, found=read.found, plugins=self.plugins, now=now
                 )
             except (NotExpress, CorridorError) as declined:
-                return HandOn(f"the rules: {declined!r}"[:200])
+                return HandOn(_reason("the rules", declined))
             answer = submitted.answer
             window = await self.rate_limiter.hit_request_of(
                 caller, configuration=read.key.configuration
@@ -199,7 +200,7 @@ class ExpressCreateSubmit:
                     raw.invalidate(failure)
                     return _lost()
                 # Refused by the database (the Idempotency-Key taken): nothing written.
-                return HandOn(f"the write failed: {failure!r}"[:200])
+                return HandOn(_reason("the write failed", failure))
             except (OSError, asyncpg.InterfaceError) as failure:
                 raw.invalidate(failure)
                 return _lost()
@@ -250,6 +251,13 @@ def _caller(key: statements.KeyRow, secret_hash: str) -> Caller | None:
     return caller if caller.kind is CallerKind.ORGANIZATION_KEY else None
 
 
+def _reason(what: str, error: Exception) -> str:
+    """Why a request was handed on, for the debug log: our own refusals' words, only the
+    kind of anything else (a validation error or a database one quotes what was sent)."""
+    detail = str(error) if isinstance(error, NotExpress | CorridorError) else type(error).__name__
+    return f"{what}: {detail}"[:200]
+
+
 def _lost() -> Response:
     """The connection broke while the write ran: whether it committed is unknown, so the
     client is told to retry (safely, with its Idempotency-Key)."""
@@ -290,17 +298,3 @@ async def _body(receive: Receive) -> bytes | None:
         chunks.append(message.get("body", b""))
         if not message.get("more_body", False):
             return b"".join(chunks)
-
-
-def _replayed(body: bytes, receive: Receive) -> Receive:
-    """`receive` for the app: the body already read, then whatever comes next."""
-    delivered = False
-
-    async def replay() -> Message:
-        nonlocal delivered
-        if not delivered:
-            delivered = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay

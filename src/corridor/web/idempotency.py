@@ -75,15 +75,12 @@ async def claim(
                 if existing is not None:
                     await session.delete(existing)
                     await session.flush()
-                record = IdempotencyRecord(
-                    id=new_id("idk"),
+                record = _record(
                     organization_id=organization_id,
                     key=key,
                     request_fingerprint=request_fingerprint,
-                    state="IN_PROGRESS",
-                    created_at=now,
-                    locked_until=now + timedelta(seconds=in_progress_lease_s),
-                    expires_at=now + timedelta(seconds=lifetime_s),
+                    now=now,
+                    lifetime_s=lifetime_s,
                 )
                 session.add(record)
                 await session.flush()
@@ -107,14 +104,27 @@ def completed_record(
     its work in one statement and claims nothing beforehand (the express create+submit):
     a concurrent duplicate waits for that statement on the key's unique index, then finds
     the answer to replay."""
+    record = _record(
+        organization_id=organization_id,
+        key=key,
+        request_fingerprint=request_fingerprint,
+        now=now,
+        lifetime_s=lifetime_s,
+    )
+    record.state, record.response_status, record.response_body = "COMPLETED", status, body
+    return record
+
+
+def _record(
+    *, organization_id: str, key: str, request_fingerprint: str, now: datetime, lifetime_s: int
+) -> IdempotencyRecord:
+    """A key's row as a claim makes it: IN_PROGRESS, leased, kept `lifetime_s`."""
     return IdempotencyRecord(
         id=new_id("idk"),
         organization_id=organization_id,
         key=key,
         request_fingerprint=request_fingerprint,
-        state="COMPLETED",
-        response_status=status,
-        response_body=body,
+        state="IN_PROGRESS",
         created_at=now,
         locked_until=now + timedelta(seconds=in_progress_lease_s),
         expires_at=now + timedelta(seconds=lifetime_s),

@@ -23,8 +23,11 @@ serve: $(STAMP)
 	$(BIN)/corridor init --if-empty
 	$(BIN)/corridor serve
 
+# Two test processes (pytest-xdist), each file's tests in one of them; TEST_WORKERS=0 runs
+# the suite in this process alone (for a debugger or -p plug-ins that want one process).
+TEST_WORKERS ?= 2
 test: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks $(BENCH_ARGS)

@@ -47,6 +47,8 @@ class HeldConnections:
         self._idle: deque[tuple[PoolProxiedConnection, float]] = deque()
         self._waiting: deque[asyncio.Future[PoolProxiedConnection | None]] = deque()
         self._returning: asyncio.TimerHandle | None = None
+        # The running return of idle connections: the loop keeps only a weak reference.
+        self._return_task: asyncio.Task[None] | None = None
 
     @property
     def held(self) -> int:
@@ -107,7 +109,7 @@ class HeldConnections:
 
     def _return_idle_soon(self) -> None:
         self._returning = None
-        asyncio.get_running_loop().create_task(self._return_idle())
+        self._return_task = asyncio.get_running_loop().create_task(self._return_idle())
 
     async def _return_idle(self) -> None:
         """Give the pool back the connections unused for `idle_s`; look again later while

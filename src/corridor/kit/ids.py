@@ -7,8 +7,6 @@ import re
 import threading
 import time
 
-from ulid import ULID
-
 PREFIXES = frozenset(
     "org cus acc vba vwa inw ext ewa cp tfr tleg quo agt key ep msg thr amsg run tc doc frt "
     "tos rfi vs usr req ae jnl pst idk cs dlv atmpt pss mcps".split()
@@ -19,10 +17,16 @@ _lock = threading.Lock()
 _last_timestamp_ms = 0
 _last_randomness = 0
 _RANDOMNESS_MAX = (1 << 80) - 1
+# Crockford's base32 alphabet in lower case, two characters (ten bits) at a time: a ULID's
+# 26 characters are 13 lookups, a quarter of the cost of python-ulid's ULID and str().
+_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
+_PAIRS = tuple(first + second for first in _ALPHABET for second in _ALPHABET)
+_SHIFTS = tuple(range(120, -1, -10))
 
 
-def _next_ulid() -> ULID:
-    """A ULID strictly greater than the previous one made in this process (monotonic ULID)."""
+def _next_ulid() -> int:
+    """A ULID strictly greater than the previous one made in this process (monotonic ULID),
+    as its 128-bit number."""
     global _last_timestamp_ms, _last_randomness
     with _lock:
         timestamp_ms = time.time_ns() // 1_000_000
@@ -36,13 +40,17 @@ def _next_ulid() -> ULID:
             # Half the space, so increments within one millisecond never overflow in practice.
             randomness = int.from_bytes(os.urandom(10), "big") >> 1
         _last_timestamp_ms, _last_randomness = timestamp_ms, randomness
-        raw = timestamp_ms.to_bytes(6, "big") + randomness.to_bytes(10, "big")
-        return ULID.from_bytes(raw)
+        return timestamp_ms << 80 | randomness
+
+
+def ulid_text(value: int) -> str:
+    """A 128-bit ULID as its 26 characters, lower case (the first encodes two bits only)."""
+    return "".join([_PAIRS[value >> shift & 1023] for shift in _SHIFTS])
 
 
 def new_id(prefix: str) -> str:
     assert prefix in PREFIXES, f"unknown id prefix {prefix!r}"
-    return f"{prefix}_{str(_next_ulid()).lower()}"
+    return f"{prefix}_{ulid_text(_next_ulid())}"
 
 
 def id_pattern(prefix: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -9,9 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corridor.rails.base import RailName
-from corridor.rails.calendars import CutoffRule, is_business_day
+from corridor.rails.calendars import (
+    CutoffRule,
+    business_day_on_or_after,
+    is_business_day,
+    local_instant,
+)
 from corridor.rails.registry import adapter_for
 from corridor.rails.sandbox import BatchRailAdapter
+from corridor.rails.wire import WIRE_RULE
 
 BATCH_RAILS = [rail for rail in RailName if isinstance(adapter_for(rail), BatchRailAdapter)]
 
@@ -107,3 +114,43 @@ def test_schedules_are_in_utc(rail: RailName, at: datetime) -> None:
     assert planned.estimated_settlement_at.utcoffset() == timedelta(0)
     if planned.next_cutoff_at is not None:
         assert planned.next_cutoff_at.utcoffset() == timedelta(0)
+
+
+# A rule keeps its last timing for the instants that share it (the express create+submit
+# asks once a request): what it answers from there must be what working it out answers.
+nearby = st.one_of(
+    st.timedeltas(min_value=timedelta(0), max_value=timedelta(hours=2)),
+    st.timedeltas(min_value=timedelta(0), max_value=timedelta(days=9)),
+)
+
+
+@no_deadline
+@given(rail=batch_rails, at=instants, delays=st.lists(nearby, min_size=1, max_size=6))
+def test_a_kept_timing_is_the_timing_worked_out_afresh(
+    rail: RailName, at: datetime, delays: list[timedelta]
+) -> None:
+    rule = replace(rule_of(rail))  # a copy keeps nothing of the original's last timing
+    start = at.astimezone(UTC)
+    for moment in [start, *(start + delay for delay in delays)]:
+        assert rule.timing(at=moment) == replace(rule).timing(at=moment)
+
+
+@no_deadline
+@given(rail=batch_rails, at=instants)
+def test_a_kept_timing_ends_at_its_cutoff_and_at_a_release_window_opening(
+    rail: RailName, at: datetime
+) -> None:
+    rule = replace(rule_of(rail))
+    cutoff = rule.timing(at=at).next_cutoff_at
+    for moment in (cutoff - timedelta(microseconds=1), cutoff):
+        assert rule.timing(at=moment) == replace(rule).timing(at=moment)
+    released = WIRE_RULE.windows[0]
+    assert released.settlement_local is None  # wires settle when released
+    wire = replace(WIRE_RULE)
+    opens = local_instant(
+        business_day_on_or_after(at.astimezone(ZoneInfo(wire.timezone)).date(), market=wire.market),
+        released.opening_local,
+        ZoneInfo(wire.timezone),
+    )
+    for moment in (opens - timedelta(hours=1), opens, opens + timedelta(minutes=7)):
+        assert wire.timing(at=moment) == replace(wire).timing(at=moment)

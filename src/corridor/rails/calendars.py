@@ -17,7 +17,7 @@ UTC instants and never the local cutoff.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
 from zoneinfo import ZoneInfo
@@ -95,6 +95,16 @@ class CutoffTiming:
     estimated_settlement_at: datetime  # UTC
 
 
+class _LastTiming:
+    """A rule's last timing and the instants it holds for: [since, until). One tuple,
+    replaced whole, so a thread reading it never sees half of an update."""
+
+    __slots__ = ("kept",)
+
+    def __init__(self) -> None:
+        self.kept: tuple[datetime, datetime, CutoffTiming] | None = None
+
+
 @dataclass(frozen=True)
 class CutoffRule:
     """The cutoff windows of a batch rail, in its market's calendar and timezone."""
@@ -102,6 +112,7 @@ class CutoffRule:
     market: Market
     timezone: str  # IANA name
     windows: tuple[CutoffWindow, ...]
+    _last: _LastTiming = field(default_factory=_LastTiming, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         assert self.windows, "a batch rail has at least one window"
@@ -117,16 +128,40 @@ class CutoffRule:
         """The cutoff a payment received at `at` makes, and when it then settles."""
         assert at.tzinfo is not None, "cutoffs need an aware datetime"
         at = at.astimezone(UTC)
+        kept = self._last.kept
+        if kept is not None and kept[0] <= at < kept[1]:
+            return kept[2]
+        timing, until = self._timing(at)
+        if at < until:
+            self._last.kept = (at, until, timing)
+        return timing
+
+    def _timing(self, at: datetime) -> tuple[CutoffTiming, datetime]:
+        """The timing of `at`, and until when every later instant has the same one.
+
+        Every instant from `at` up to the cutoff it makes lands on the same business day
+        (the days between were no business days, or `at` would have made their cutoffs)
+        and before the same window (the earlier ones had passed at `at` already): so it
+        makes the same cutoff and settles alike, but for a window settling when released,
+        which depends on the instant once the settlement day has opened."""
         zone = ZoneInfo(self.timezone)
         day = business_day_on_or_after(at.astimezone(zone).date(), market=self.market)
         window = self._first_open_window(day, at=at, zone=zone)
         if window is None:
             day = next_business_day(day, market=self.market)
             window = self.windows[0]
-        return CutoffTiming(
-            next_cutoff_at=local_instant(day, window.cutoff_local, zone),
+        next_cutoff_at = local_instant(day, window.cutoff_local, zone)
+        until = next_cutoff_at
+        if window.settlement_local is None:
+            settlement_day = add_business_days(
+                day, window.settlement_lag_business_days, market=self.market
+            )
+            until = min(until, local_instant(settlement_day, window.opening_local, zone))
+        timing = CutoffTiming(
+            next_cutoff_at=next_cutoff_at,
             estimated_settlement_at=self._settlement(window, day=day, at=at, zone=zone),
         )
+        return timing, until
 
     def _first_open_window(self, day: date, *, at: datetime, zone: ZoneInfo) -> CutoffWindow | None:
         for window in self.windows:

@@ -5,6 +5,8 @@ free text (remarks, descriptions) and never in names. `kit.schemas.SingleLineTex
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -118,6 +120,55 @@ async def test_hidden_characters_are_refused_naming_the_field(
     assert field in _names(response), refused
     message = next(e["message"] for e in refused["errors"] if e["field"] == field)
     assert f"U+{ord(character):04X} at position 3" in message, message
+
+
+@pytest.mark.parametrize("surrogate", ["\ud800", "\udfff"], ids=["high", "low"])
+@pytest.mark.parametrize(
+    ("method", "path", "body", "field", "multi_line"),
+    ENDPOINTS,
+    ids=[f"{method} {path} {field}" for method, path, _, field, _ in ENDPOINTS],
+)
+async def test_an_unpaired_surrogate_is_refused_naming_the_field(
+    tenant, method, path, body, field, multi_line, surrogate
+):
+    """JSON can write one (`"\\ud800"`); no database can store it: 422, never a 500."""
+    customer_id = await _customer(tenant) if "CUSTOMER" in str(body) else ""
+    content = json.dumps(_filled(body, surrogate, customer_id)).encode()  # escaped: ASCII
+    response = await tenant.client.request(
+        method, path, content=content, headers={"Content-Type": "application/json"}
+    )
+    refused = assert_error(response, 422, "validation_error")
+    message = next(e["message"] for e in refused["errors"] if e["field"] == field)
+    assert f"U+{ord(surrogate):04X} unpaired surrogate at position 3" in message, message
+
+
+async def test_chat_text_keeps_emoji_and_joiners_and_refuses_an_unpaired_surrogate(tenant):
+    thread = await tenant.client.post("/v1/assistant/threads", json={"title": "Surrogates"})
+    assert thread.status_code == 201, thread.text
+    messages = f"/v1/assistant/threads/{thread.json()['id']}/messages"
+    family = "\U0001f469\u200d\U0001f469\u200d\U0001f467"  # one emoji, zero-width joiners
+    kept = await tenant.client.post(messages, json={"text": f"Pay the {family} fund"})
+    assert kept.status_code == 201, kept.text
+    refused = await tenant.client.post(
+        messages,
+        content=json.dumps({"text": "Pay \udc00 fund"}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    error = assert_error(refused, 422, "validation_error")
+    assert [e["field"] for e in error["errors"]] == ["text"]
+
+
+class _Chat(RequestModel):
+    free_text_fields = frozenset({"text"})
+
+    text: str
+
+
+def test_free_text_refuses_what_no_database_stores() -> None:
+    assert _Chat.model_validate({"text": "ok \u200d"}).text == "ok \u200d"
+    for text in ("nul \x00", "high \ud800", "low \udfff"):
+        with pytest.raises(ValidationError, match=r"NUL .* or unpaired surrogates"):
+            _Chat.model_validate({"text": text})
 
 
 @pytest.mark.parametrize("character", LINE_BREAKS, ids=lambda c: f"U+{ord(c):04X}")

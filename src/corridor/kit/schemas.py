@@ -40,15 +40,26 @@ multi_line_text_pattern = f"^[^{_HIDDEN_CHARACTERS}]*$"
 # An http(s) URL: no whitespace and none of the characters above.
 web_address_pattern = rf"^https?://[^\s{_HIDDEN_CHARACTERS}]*$"
 single_line_text_pattern = f"^[^{_HIDDEN_CHARACTERS}{_LINE_BREAKS}]*$"
-_MULTI_LINE = re.compile(f"[{_HIDDEN_CHARACTERS}]")
-_SINGLE_LINE = re.compile(f"[{_HIDDEN_CHARACTERS}{_LINE_BREAKS}]")
+# Unpaired surrogates (U+D800-U+DFFF alone) are no text: JSON can write them (`"\ud800"`),
+# and neither UTF-8 nor a database can hold them. Refused by the server, outside the
+# patterns: a JSON Schema pattern reads text as UTF-16, where every emoji is a pair of them.
+_SURROGATES = r"\ud800-\udfff"
+_MULTI_LINE = re.compile(f"[{_HIDDEN_CHARACTERS}{_SURROGATES}]")
+_SINGLE_LINE = re.compile(f"[{_HIDDEN_CHARACTERS}{_LINE_BREAKS}{_SURROGATES}]")
+_UNSTORABLE = re.compile(f"[\\x00{_SURROGATES}]")
 
 
 def _first_refused(text: str, refused: re.Pattern[str]) -> str | None:
     found = refused.search(text)
     if found is None:
         return None
-    name = " NUL" if found.group() == "\x00" else ""
+    character = found.group()
+    if character == "\x00":
+        name = " NUL"
+    elif "\ud800" <= character <= "\udfff":
+        name = " unpaired surrogate"
+    else:
+        name = ""
     return f"U+{ord(found.group()):04X}{name} at position {found.start()}"
 
 
@@ -115,13 +126,14 @@ def _hidden_character_in(value: Any) -> str | None:
     return None
 
 
-def contains_nul_character(value: Any) -> bool:
-    """Whether text anywhere inside `value` holds a NUL character (PostgreSQL cannot store one)."""
+def contains_unstorable_character(value: Any) -> bool:
+    """Whether text anywhere inside `value` holds a NUL character (PostgreSQL cannot store
+    one) or an unpaired surrogate (no database can)."""
     pending = [value]
     while pending:
         item = pending.pop()
         if isinstance(item, str):
-            if "\x00" in item:
+            if _UNSTORABLE.search(item) is not None:
                 return True
         elif isinstance(item, dict):
             pending.extend(item.keys())
@@ -150,10 +162,10 @@ class RequestModel(BaseModel):
     """A request body: camelCase names only, unknown fields refused, no hidden characters.
 
     Every string anywhere in a body refuses NUL, the other control characters but tab and
-    line breaks, zero-width and bidirectional-control characters; names and references
-    (`SingleLineText`) refuse tabs and line breaks too. A model may name fields in
-    `free_text_fields` that take any character but NUL (chat text, where emoji and some
-    scripts need zero-width joiners)."""
+    line breaks, zero-width and bidirectional-control characters, and unpaired surrogates;
+    names and references (`SingleLineText`) refuse tabs and line breaks too. A model may
+    name fields in `free_text_fields` that take any character but NUL and unpaired
+    surrogates (chat text, where emoji and some scripts need zero-width joiners)."""
 
     model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=False)
     free_text_fields: ClassVar[frozenset[str]] = frozenset()
@@ -177,8 +189,11 @@ class RequestModel(BaseModel):
         if isinstance(value, BaseModel):
             return value
         if info.field_name in cls.free_text_fields:
-            if contains_nul_character(value):
-                raise ValueError("must not contain NUL (\\u0000) characters")
+            if contains_unstorable_character(value):
+                raise ValueError(
+                    "must not contain NUL (\\u0000) characters or unpaired surrogates"
+                    " (\\ud800-\\udfff)"
+                )
             return value
         if (where := _hidden_character_in(value)) is not None:
             raise ValueError(

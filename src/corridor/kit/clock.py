@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
@@ -40,6 +41,10 @@ def as_utc(value: datetime) -> datetime:
     return value.astimezone(UTC)
 
 
+# A resource shows the same few instants many times (a transfer's creation is its update,
+# its legs' start, its events' time): each is written once. Equal datetimes are one instant
+# (a naive one never equals an aware one), so they share their text.
+@functools.lru_cache(maxsize=4096)
 def isoformat_z(value: datetime) -> str:
     """ISO 8601 UTC with millisecond precision and a Z suffix (API.md section 1)."""
     return as_utc(value).isoformat(timespec="milliseconds").replace("+00:00", "Z")

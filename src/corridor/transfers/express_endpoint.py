@@ -132,8 +132,9 @@ class ExpressCreateSubmit:
         ):
             return HandOn("the headers: another credential, caller or content type")
         try:
-            # orjson reads what json reads alike, and refuses more (integers past 64 bits,
-            # lone surrogates): such a body goes the general way, which answers it.
+            # orjson refuses some bodies Python's json reads (a byte-order mark, NaN, an
+            # unpaired surrogate): they go the general way, which answers them. An integer
+            # past 64 bits it reads as the float json's would become: only floats take one.
             data = TransferCreate.model_validate(orjson.loads(body))
             names = wanted(data)
             auth.check_key_environment(credential, self.settings.key_environment)

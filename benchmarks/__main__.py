@@ -105,7 +105,8 @@ async def _http_submit(postgres: str, seconds: int) -> None:
                 baseline=shape.floor,
             )
         for shape in measured:
-            console.print(shape.ratios())
+            for line in shape.ratios():
+                console.print(line)
     finally:
         await drop()
 

@@ -1,9 +1,10 @@
 """Create+submit over real HTTP against raw-SQL floors, on PostgreSQL (issue 12).
 
-The API side: `corridor serve --no-workers` in its own processes, loaded by `wrk` (a C
-load generator: a Python client tops out near 550 requests/s on two cores and would hide
-the server's limit) with `POST /v1/transfers` `confirm: true`, an ACH payout from a
-balance, 16 connections. Two floors, each pgbench with 16 clients against the same
+The API side: `corridor serve --no-workers`, as it serves by default (a process per core)
+and, on a machine of several cores, in one process, loaded by `wrk` (a C load generator:
+a Python client tops out near 550 requests/s on two cores and would hide the server's
+limit) with `POST /v1/transfers` `confirm: true`, an ACH payout from a balance, 16
+connections. Two floors, each pgbench with 16 clients against the same
 PostgreSQL server in the same run:
 
 - the issue's floor: the SQL one submit needs on small tables of its own (insert the
@@ -15,8 +16,9 @@ PostgreSQL server in the same run:
   parameters written in. What PostgreSQL alone costs for this request; the API's ratio to
   it is the application's own share.
 
-Both are run spread over 16 accounts and on one hot account; then the API again at half
-its peak rate, for the latency a user sees when the server is not saturated.
+Both are run spread over 16 accounts and on one hot account, and the API after them as
+each serving serves it; then again at half its peak rate, for the latency a user sees
+when the server is not saturated.
 """
 
 from __future__ import annotations
@@ -528,6 +530,16 @@ def half_peak(
     )
 
 
+def servings() -> list[tuple[str, list[str]]]:
+    """How the API is served for the load: `corridor serve`'s default (a process per core)
+    and, on a machine of several cores, one process too. The benchmark's load generator
+    and PostgreSQL share these cores with the API: there, fewer processes can answer more
+    (each one's event loop gathers more requests per turn; fewer processes contend)."""
+    cores = os.cpu_count() or 1
+    default = (f"{cores} processes (the default)" if cores > 1 else "1 process", [])
+    return [("1 process", ["--processes", "1"]), default] if cores > 1 else [default]
+
+
 @dataclass(frozen=True, slots=True)
 class Measured:
     """One load shape (16 accounts, or one hot account): the floors and the API."""
@@ -535,27 +547,37 @@ class Measured:
     label: str
     floor: Result
     statements_floor: Result
+    # Every API run, in the table's order.
     api: list[Result]
+    # Each serving's full-speed run: (how the API was served, its result).
+    peaks: list[tuple[str, Result]]
 
-    def ratios(self) -> str:
-        api = self.api[0].throughput
-        return (
-            f"{self.label}: API {api:,.0f}/s = {api / self.floor.throughput:.2f}x the issue's "
-            f"floor ({self.floor.throughput:,.0f}/s), "
-            f"{api / self.statements_floor.throughput:.2f}x its own statement in pgbench "
-            f"({self.statements_floor.throughput:,.0f}/s)"
-        )
+    def ratios(self) -> list[str]:
+        lines = []
+        for served, result in self.peaks:
+            api = result.throughput
+            lines.append(
+                f"{self.label}, {served}: API {api:,.0f}/s = "
+                f"{api / self.floor.throughput:.2f}x the issue's floor "
+                f"({self.floor.throughput:,.0f}/s), "
+                f"{api / self.statements_floor.throughput:.2f}x its own statement in pgbench "
+                f"({self.statements_floor.throughput:,.0f}/s)"
+            )
+        return lines
 
 
 async def run(database_url: str, *, seconds: int) -> list[Measured]:
-    """The floors and the API, spread and hot, then the API at half its spread peak."""
+    """The floors, then the API as each serving serves it, spread and hot; and at half its
+    spread peak."""
     secret = await bootstrap(database_url)
     measured: list[Measured] = []
     with tempfile.TemporaryDirectory() as name:
         directory = Path(name)
-        server = start_server(database_url, directory)
+        servers: list[tuple[str, Server]] = []
         try:
-            spread = await transfer_bodies(server.base_url, secret, CONNECTIONS)
+            for served, extra in servings():
+                servers.append((served, start_server(database_url, directory, extra=extra)))
+            spread = await transfer_bodies(servers[0][1].base_url, secret, CONNECTIONS)
             hot = spread[:1]
             for label, bodies, accounts in (("16 accounts", spread, 16), ("1 hot account", hot, 1)):
                 floor = run_floor(
@@ -564,31 +586,37 @@ async def run(database_url: str, *, seconds: int) -> list[Measured]:
                 statements_floor = await run_statements_floor(
                     database_url, secret, bodies, seconds=seconds, directory=directory
                 )
-                # Warm: every API process's connections prepare their statements, and the
-                # express path reads each body's rows once (then keeps them).
-                run_wrk(
-                    server.base_url,
-                    secret,
-                    bodies,
-                    name="warm-up",
-                    seconds=2,
-                    directory=directory,
-                )
-                api = run_wrk(
-                    server.base_url,
-                    secret,
-                    bodies,
-                    name=f"API create+submit, {label}",
-                    seconds=seconds,
-                    directory=directory,
-                    server=server,
-                )
-                results = [api]
-                if accounts > 1 and api.throughput > 0:
-                    results.append(
-                        half_peak(server, secret, bodies, api.throughput, seconds, directory)
+                results: list[Result] = []
+                peaks: list[tuple[str, Result]] = []
+                for served, server in servers:
+                    # Warm: every API process's connections prepare their statements, and
+                    # the express path reads each body's rows once (then keeps them).
+                    run_wrk(
+                        server.base_url,
+                        secret,
+                        bodies,
+                        name="warm-up",
+                        seconds=2,
+                        directory=directory,
                     )
-                measured.append(Measured(label, floor, statements_floor, results))
+                    api = run_wrk(
+                        server.base_url,
+                        secret,
+                        bodies,
+                        name=f"API create+submit, {label}, {served}",
+                        seconds=seconds,
+                        directory=directory,
+                        server=server,
+                    )
+                    results.append(api)
+                    peaks.append((served, api))
+                    if accounts > 1 and api.throughput > 0:
+                        at_half = half_peak(
+                            server, secret, bodies, api.throughput, seconds, directory
+                        )
+                        results.append(replace(at_half, name=f"{at_half.name}, {served}"))
+                measured.append(Measured(label, floor, statements_floor, results, peaks))
         finally:
-            server.stop()
+            for _, server in servers:
+                server.stop()
     return measured

@@ -60,7 +60,7 @@ def _first_refused(text: str, refused: re.Pattern[str]) -> str | None:
         name = " unpaired surrogate"
     else:
         name = ""
-    return f"U+{ord(found.group()):04X}{name} at position {found.start()}"
+    return f"U+{ord(character):04X}{name} at position {found.start()}"
 
 
 def refuse_hidden_characters(text: str) -> str:

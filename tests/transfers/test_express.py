@@ -397,7 +397,7 @@ async def test_requests_outside_the_express_case_go_the_general_way_and_answer_a
     ):
         headers = {**key, "Content-Type": content_type}
         express, general = await send_both(app, general_app, headers, None, content=content)
-        assert express.status_code == general.status_code; print("STATUS", content[:30], express.status_code)
+        assert express.status_code == general.status_code
         assert normalized(express.json()) == normalized(general.json())
     assert tally.answered == answered
     await assert_books_balance(app, tenant.organization_id)

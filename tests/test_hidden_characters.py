@@ -90,6 +90,13 @@ ENDPOINTS = [
     ),
 ]
 
+# Each test below runs once per endpoint of the table.
+each_endpoint = pytest.mark.parametrize(
+    ("method", "path", "body", "field", "multi_line"),
+    ENDPOINTS,
+    ids=[f"{method} {path} {field}" for method, path, _, field, _ in ENDPOINTS],
+)
+
 
 def _filled(body, text: str, customer_id: str):
     if isinstance(body, dict):
@@ -106,11 +113,7 @@ def _names(response) -> list[str]:
 
 
 @pytest.mark.parametrize("character", HIDDEN, ids=lambda c: f"U+{ord(c):04X}")
-@pytest.mark.parametrize(
-    ("method", "path", "body", "field", "multi_line"),
-    ENDPOINTS,
-    ids=[f"{method} {path} {field}" for method, path, _, field, _ in ENDPOINTS],
-)
+@each_endpoint
 async def test_hidden_characters_are_refused_naming_the_field(
     tenant, method, path, body, field, multi_line, character
 ):
@@ -123,11 +126,7 @@ async def test_hidden_characters_are_refused_naming_the_field(
 
 
 @pytest.mark.parametrize("surrogate", ["\ud800", "\udfff"], ids=["high", "low"])
-@pytest.mark.parametrize(
-    ("method", "path", "body", "field", "multi_line"),
-    ENDPOINTS,
-    ids=[f"{method} {path} {field}" for method, path, _, field, _ in ENDPOINTS],
-)
+@each_endpoint
 async def test_an_unpaired_surrogate_is_refused_naming_the_field(
     tenant, method, path, body, field, multi_line, surrogate
 ):
@@ -172,11 +171,7 @@ def test_free_text_refuses_what_no_database_stores() -> None:
 
 
 @pytest.mark.parametrize("character", LINE_BREAKS, ids=lambda c: f"U+{ord(c):04X}")
-@pytest.mark.parametrize(
-    ("method", "path", "body", "field", "multi_line"),
-    ENDPOINTS,
-    ids=[f"{method} {path} {field}" for method, path, _, field, _ in ENDPOINTS],
-)
+@each_endpoint
 async def test_tabs_and_line_breaks_only_in_free_text(
     tenant, method, path, body, field, multi_line, character
 ):

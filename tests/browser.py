@@ -1,25 +1,24 @@
 """Headless Chromium for tests of pages people look at: Debian's /usr/bin/chromium driven
 by Playwright (which cannot download its own browsers here), with every request to a host
-other than the server under test refused and recorded."""
+other than the server under test refused and recorded. A test module using it says
+`pytestmark = needs("chromium")` (tests/programs.py: skipped where Chromium is missing,
+failed under CORRIDOR_TEST_REQUIRE_ALL=1)."""
 
 from __future__ import annotations
 
 import contextlib
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from playwright.sync_api import Browser, Page, Route, sync_playwright
 
-chromium_path = shutil.which("chromium") or "/usr/bin/chromium"
+from tests.programs import require
 
 
 @contextlib.contextmanager
 def chromium() -> Iterator[Browser]:
-    assert shutil.which(chromium_path), (
-        f"{chromium_path} is missing: install Debian's browser (apt-get install chromium)"
-    )
+    chromium_path = require("chromium")["chromium"]
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium_path)
         try:

@@ -29,6 +29,7 @@ from corridor.config import Environment, Settings
 from corridor.kit.clock import SystemClock
 from corridor.kit.migrate import upgrade_to_head_async
 from corridor.organizations import service as organizations
+from tests import programs
 
 POSTGRES_URL = os.environ.get("CORRIDOR_TEST_DATABASE_URL")
 # The server key of the apps the tests build in this process (a Fernet key made per run).
@@ -92,6 +93,31 @@ async def migrated_database(backend: str, directory: Path) -> AsyncIterator[str]
         yield url
     finally:
         await drop()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "needs_program(*names): programs outside Python the test runs (tests/programs.py)",
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # Before any fixture: a live server is not started for a test that will be skipped.
+    programs.check_marks(item)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    """One line per program outside Python that was missing, with the tests it skipped
+    and how to install it (on the controller of a pytest-xdist run too)."""
+    reasons = []
+    for report in terminalreporter.stats.get("skipped", []):
+        longrepr = report.longrepr
+        if isinstance(longrepr, tuple) and len(longrepr) == 3:
+            reasons.append(str(longrepr[2]))
+    for line in programs.summary_lines(reasons):
+        terminalreporter.write_line(line, yellow=True, bold=True)
 
 
 def backend_of(database_url: str) -> str:

@@ -14,6 +14,7 @@ import pytest
 
 from tests.conftest import BACKENDS
 from tests.live_server import live_corridor
+from tests.programs import needs
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 SECTIONS = ("Documents", "Statements", "Operators and child organizations")
@@ -45,6 +46,7 @@ def _script() -> str:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@needs("curl")
 def test_the_readme_curl_sections_run_any_number_of_times(backend, tmp_path):
     with live_corridor(
         backend, tmp_path, settings={"CORRIDOR_DOCUMENTS_DIRECTORY": str(tmp_path / "files")}

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.live_server import LiveServer, live_corridor
+from tests.programs import needs
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 README = CHECKOUT / "README.md"
@@ -52,6 +53,7 @@ def test_the_walkthrough_has_every_section():
     )
 
 
+@needs("curl")
 def test_the_walkthrough_runs_twice_in_one_shell_and_writes_nothing_into_the_checkout(
     live, tmp_path
 ):

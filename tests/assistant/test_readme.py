@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from tests.live_server import live_corridor
+from tests.programs import needs
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 example_run_s_max = 120
@@ -25,6 +26,7 @@ def _blocks(title: str, language: str) -> str:
     return "\n".join(re.findall(rf"```{language}\n(.*?)```", _section(title), flags=re.DOTALL))
 
 
+@needs("curl")
 def test_the_readme_assistant_and_mcp_examples_run_as_written(tmp_path) -> None:
     with live_corridor("sqlite", tmp_path, workers=True) as live:
         environment = {

@@ -12,6 +12,7 @@ import uvicorn
 
 from tests.agents.conftest import Owner, make_owner
 from tests.live_server import free_port
+from tests.programs import require
 
 
 @pytest.fixture
@@ -56,15 +57,14 @@ async def base_url(app) -> AsyncIterator[str]:
 
 @pytest.fixture
 async def browser() -> AsyncIterator:
-    """Debian's Chromium, headless (the browser test modules import tests.console.browsing,
-    which skips or fails them where it or Playwright is missing)."""
+    """Debian's Chromium, headless (skips or fails the test where it is missing:
+    tests/programs.py)."""
     from playwright import async_api
 
-    from tests.console.browsing import CHROMIUM
-
+    chromium = require("chromium")["chromium"]
     async with async_api.async_playwright() as playwright:
         launched = await playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
+            executable_path=chromium, headless=True, args=["--no-sandbox"]
         )
         try:
             yield launched

@@ -4,7 +4,7 @@ second person, markup shown as text, a form without its CSRF token refused, the 
 reaching every action, a label on every control, a queue updating itself. The app under
 test is served by uvicorn inside the test's event loop, so fixtures build the data with
 the API's own services. Skipped, saying why, where no browser can be started (never in
-CI: CORRIDOR_TEST_BROWSER_REQUIRED=1)."""
+CI: CORRIDOR_TEST_REQUIRE_ALL=1)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,12 @@ from tests.auth.credentials import bearer, console_token
 from tests.conftest import client_for
 from tests.console.browsing import SCREENSHOTS
 from tests.console.conftest import parked
+from tests.programs import needs
 from tests.support import create_individual
 from tests.transfers.conftest import amount, create, fetch, make_customer
 from tests.transfers.test_lifecycle import second_console_user
+
+pytestmark = needs("chromium")
 
 # How long a page may take to show what a test waits for (a queue polls every 5 s).
 wait_ms = 20_000

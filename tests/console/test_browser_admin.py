@@ -6,7 +6,7 @@ saved. On every page: no script error (a CSP violation is one), every control la
 every action reached by Tab. Screenshots go to CORRIDOR_TEST_SCREENSHOTS (docs/console/
 keeps the ones the docs show). The module has a database of its own, so the webhook
 worker it drives sees only its messages. Skipped, saying why, where no browser can be
-started (never in CI: CORRIDOR_TEST_BROWSER_REQUIRED=1)."""
+started (never in CI: CORRIDOR_TEST_REQUIRE_ALL=1)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from fastapi import FastAPI
 from corridor.config import Environment
 from tests.conftest import BACKENDS, built_app, migrated_database
 from tests.console.browsing import SCREENSHOTS
+from tests.programs import needs
 from tests.webhooks.support import (
     Answer,
     Receiver,
@@ -27,6 +28,8 @@ from tests.webhooks.support import (
     emit_events,
     worker_settings,
 )
+
+pytestmark = needs("chromium")
 
 tab_presses_max = 300
 

@@ -3,7 +3,7 @@ Playwright, Debian's /usr/bin/chromium): a customer's page, the home page's SVG 
 and a payment the assistant proposes, streamed, shown as a card, approved, and carried out.
 The app is served by uvicorn inside the test's event loop, so the test drives the
 assistant worker itself. Skipped, saying why, where no browser can be started (never in
-CI: CORRIDOR_TEST_BROWSER_REQUIRED=1)."""
+CI: CORRIDOR_TEST_REQUIRE_ALL=1)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import pytest
 from tests.agents.conftest import make_owner
 from tests.assistant.conftest import drive
 from tests.console.browsing import SCREENSHOTS
+from tests.programs import needs
 from tests.support import create_individual
 from tests.transfers.conftest import amount, create, fetch, make_customer
 from tests.webhooks.support import (
@@ -25,6 +26,8 @@ from tests.webhooks.support import (
     emit_events,
     worker_settings,
 )
+
+pytestmark = needs("chromium")
 
 # How long a page may take to show what a test waits for.
 wait_ms = 20_000

@@ -7,42 +7,24 @@ owner completes their own link. Skipped, saying why, where no browser can be sta
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+from playwright import async_api
 
 from tests.conftest import BACKENDS
 from tests.documents import files
 from tests.live_server import LiveServer, live_corridor
+from tests.programs import needs, require
 
-CHROMIUM = os.environ.get("CORRIDOR_TEST_CHROMIUM", "/usr/bin/chromium")
 # Where the screenshots of the pages are kept (to look at after a run; docs/hosted has
 # the ones the README shows: CORRIDOR_TEST_SCREENSHOTS=docs/hosted).
 SCREENSHOTS = Path(os.environ.get("CORRIDOR_TEST_SCREENSHOTS", "/tmp"))
 SCREENSHOT = SCREENSHOTS / "verify-page.png"
-# .ci/run sets it: in CI a missing browser is a failure, never a skip.
-BROWSER_REQUIRED = os.environ.get("CORRIDOR_TEST_BROWSER_REQUIRED") == "1"
 
-
-def _no_browser(reason: str) -> None:
-    if BROWSER_REQUIRED:
-        pytest.fail(reason, pytrace=False)
-    pytest.skip(reason, allow_module_level=True)
-
-
-try:
-    from playwright import async_api
-except ImportError:
-    _no_browser(
-        "Playwright's Python package is not installed (it is in the dev extras: make install)"
-    )
-if shutil.which(CHROMIUM) is None:
-    _no_browser(
-        f"no Chromium at {CHROMIUM} (apt-get install chromium, or set CORRIDOR_TEST_CHROMIUM)"
-    )
+pytestmark = needs("chromium")
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -55,9 +37,10 @@ def live(request, tmp_path_factory) -> Iterator[LiveServer]:
 
 @pytest.fixture
 async def browser() -> AsyncIterator:
+    chromium = require("chromium")["chromium"]
     async with async_api.async_playwright() as playwright:
         launched = await playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
+            executable_path=chromium, headless=True, args=["--no-sandbox"]
         )
         try:
             yield launched

@@ -14,6 +14,7 @@ import pytest
 
 from tests.browser import chromium, offline_page
 from tests.live_server import LiveServer, live_corridor
+from tests.programs import needs
 
 render_timeout_ms = 60_000
 documentation_pages = ("/docs", "/redoc")
@@ -93,6 +94,7 @@ def test_page_and_every_asset_it_loads_are_served_by_corridor(live, page):
             assert "javascript" in asset.headers["content-type"]
 
 
+@needs("chromium")
 def test_swagger_ui_renders_every_tag_offline_and_opens_one(live, tmp_path: Path):
     """Swagger UI starts with its tags folded (docExpansion none: with every tag open at
     load, it gets no further than the fourth; docs/decisions.md); every tag is listed, and
@@ -128,6 +130,7 @@ def test_swagger_ui_renders_every_tag_offline_and_opens_one(live, tmp_path: Path
         assert offline.errors == []
 
 
+@needs("chromium")
 def test_redoc_renders_every_operation_offline(live, operations_count, tmp_path: Path):
     with chromium() as browser, offline_page(browser, live.base_url) as offline:
         page = offline.page

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from corridor.auth.scopes import UNRESTRICTED, implies
+from corridor.auth.scopes import UNRESTRICTED, Scope, implies
 from corridor.kit.errors import CustomerBindingRequired, Forbidden
 
 # The actor id of the server's operator (the CLI), recorded on what it creates.
@@ -52,14 +52,14 @@ class Caller:
             return True
         return self.kind is CallerKind.ORGANIZATION_KEY and UNRESTRICTED in self.scopes
 
-    def has_scope(self, scope: str) -> bool:
+    def has_scope(self, scope: Scope) -> bool:
         if self.kind is CallerKind.CONSOLE_USER:
             return True
         return implies(self.scopes, scope)
 
-    def require_scope(self, scope: str) -> None:
+    def require_scope(self, scope: Scope) -> None:
         if not self.has_scope(scope):
-            raise Forbidden(f"This credential lacks the scope {scope!r}")
+            raise Forbidden(f"This credential lacks the scope {str(scope)!r}")
 
     def require_unrestricted(self, action: str) -> None:
         if not self.is_unrestricted:

@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth import repository
 from corridor.auth.callers import Caller, CallerKind
-from corridor.auth.scopes import AGENT_KEY_SCOPES, KNOWN_SCOPES, UNRESTRICTED, implies
+from corridor.auth.scopes import AGENT_KEY_SCOPES, KNOWN_SCOPES, UNRESTRICTED, Scope, implies
 from corridor.auth.secrets import (
     console_session_token,
     hash_password,
@@ -27,7 +27,7 @@ from corridor.kit.ids import new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser, PlatformSession
 
-KEYS_SCOPE = "api_keys:manage"
+KEYS_SCOPE = Scope.API_KEYS_MANAGE
 ORGANIZATION_KEY_PREFIXES = ("sk_sandbox_", "sk_live_")
 PLATFORM_SESSION_PREFIX = "ps_"
 credential_chars_max = 200

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth import service
 from corridor.auth.callers import Caller
+from corridor.auth.scopes import catalog_markdown
 from corridor.auth.secrets import csrf_token
 from corridor.kit.errors import CsrfTokenInvalid, SandboxOnly, Unauthorized, ValidationFailed
 from corridor.kit.ids import looks_like_id
@@ -24,7 +25,9 @@ ORGANIZATION_HEADER = "X-Corridor-Organization"
 
 # Declared for OpenAPI's security schemes; read by hand below so every failure is our 401.
 bearer_scheme = HTTPBearer(
-    auto_error=False, description="An API key (sk_…) or a console session token (cs_…)"
+    auto_error=False,
+    description="An API key (sk_…) or a console session token (cs_…). A key holds scopes "
+    "(docs/scopes.md):\n\n" + catalog_markdown(),
 )
 api_key_scheme = APIKeyHeader(name="X-API-Key", auto_error=False, description="Sandbox only")
 

@@ -12,6 +12,15 @@ from corridor.kit.errors import CustomerBindingRequired, Forbidden
 OPERATOR_ACTOR = "cli"
 
 
+class ToolConfirmation(StrEnum):
+    """When a write tool called with this credential waits for a person (API.md 9): every
+    write, only one past an agent's limits or mandate, or never."""
+
+    ALWAYS = "always"
+    OVER_LIMIT = "over_limit"
+    NEVER = "never"
+
+
 class CallerKind(StrEnum):
     CONSOLE_USER = "console_user"
     ORGANIZATION_KEY = "organization_key"
@@ -32,6 +41,9 @@ class Caller:
     # platform session (or any key, through X-Corridor-On-Behalf-Of) is bound to.
     customer_id: str | None = None
     account_ids: frozenset[str] | None = None
+    # The credential's write-tool confirmation policy (API keys, OAuth grants); console
+    # users confirm in the assistant's cards instead.
+    tool_confirmation: ToolConfirmation = ToolConfirmation.NEVER
 
     @classmethod
     def operator(cls, organization_id: str) -> Caller:

@@ -169,6 +169,7 @@ async def add_signing_key(agent_id: str, body: SigningKeyCreate, context: Contex
 async def list_signing_keys(
     agent_id: str, context: Context, page: Pages
 ) -> ListResponse[SigningKeyRead]:
+    """The agent's signing keys, newest first, revoked ones included (`revokedAt` set)."""
     found = await signing.list_signing_keys(
         context.session, caller=context.caller, agent_id=agent_id, page=page
     )
@@ -182,6 +183,8 @@ async def list_signing_keys(
     summary="Revoke an agent's signing key",
 )
 async def revoke_signing_key(agent_id: str, signing_key_id: str, context: Context) -> Response:
+    """Owner only. Signatures by this key are refused from now on; an agent left with no
+    signing key needs no signature again."""
     await signing.revoke_signing_key(
         context.session,
         caller=context.caller,

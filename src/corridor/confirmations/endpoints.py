@@ -51,6 +51,8 @@ async def list_confirmations(
     summary="Get a tool confirmation",
 )
 async def get_confirmation(confirmation_id: str, context: Context) -> ToolConfirmationRead:
+    """One tool confirmation: the exact arguments, the effect, the credential, the decision
+    and, once the call ran, its outcome (owners only)."""
     record = await service.read_confirmation(
         context.session, caller=context.caller, confirmation_id=confirmation_id
     )

@@ -46,11 +46,24 @@ async def run(database_url: str, *, operations: int, concurrency: int) -> tuple[
         server = start_server(database_url, Path(directory), extra=["--processes", "1"])
         try:
             bodies = await transfer_bodies(server.base_url, secret, PAYERS)
+            await _without_confirmation(server.base_url, secret)
             rest = await _rest(server.base_url, secret, bodies, operations, concurrency)
             tool = await _mcp(server.base_url, secret, bodies, operations, concurrency)
         finally:
             server.stop()
     return rest, tool
+
+
+async def _without_confirmation(base_url: str, secret: str) -> None:
+    """The key's write tools run without a person (its owner's choice; keys ask by
+    default): the benchmark measures the MCP layer, not a confirmation round trip."""
+    headers = {"Authorization": f"Bearer {secret}"}
+    async with httpx.AsyncClient(base_url=base_url, headers=headers, timeout=60) as client:
+        for key in (await client.get("/v1/api-keys")).json()["data"]:
+            relaxed = await client.patch(
+                f"/v1/api-keys/{key['id']}", json={"toolConfirmation": "never"}
+            )
+            assert relaxed.status_code == 200, relaxed.text
 
 
 async def _rest(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 from collections.abc import AsyncIterator
 
@@ -14,9 +15,11 @@ from corridor import __version__
 from corridor.accounts.endpoints import router as accounts_router
 from corridor.agents.endpoints import router as agents_router
 from corridor.agents.enforcement import AgentSpendGuard
+from corridor.assistant.confirmations import decided_as_confirmation
 from corridor.assistant.endpoints import router as assistant_router
 from corridor.assistant.execution import AssistantEnvironment
 from corridor.config import Settings, get_settings
+from corridor.confirmations.endpoints import router as confirmations_router
 from corridor.console.app import install_console
 from corridor.customers.endpoints import router as customers_router
 from corridor.documents.endpoints import router as documents_router
@@ -71,6 +74,7 @@ ROUTERS = [
     statements_router,
     treasury_router,
     assistant_router,
+    confirmations_router,
     hosted_router,
 ]
 
@@ -176,6 +180,10 @@ def create_app(
     app.state.document_storage = DocumentStorage(settings)
     app.state.tools = ToolEnvironment(database, clock, settings, app.state.transfer_plugins)
     app.state.assistant = AssistantEnvironment.of(app.state.tools)
+    # An owner's decision on an assistant's confirmation card runs it as its thread would.
+    app.state.confirmation_cards = functools.partial(
+        decided_as_confirmation, environment=app.state.tools
+    )
     mcp_endpoint = MCPEndpoint(app.state.tools)
     # An ASGI app of its own (the MCP SDK's), on the API's port and credentials.
     app.router.routes.append(Route("/mcp", mcp_endpoint, methods=["GET", "POST", "DELETE"]))

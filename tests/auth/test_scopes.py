@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import itertools
+import re
+from pathlib import Path
 
 import pytest
 
-from corridor.auth.scopes import AGENT_KEY_SCOPES, KNOWN_SCOPES, UNRESTRICTED, implies
+from corridor.auth.scopes import (
+    AGENT_KEY_SCOPES,
+    KNOWN_SCOPES,
+    UNRESTRICTED,
+    Scope,
+    catalog_markdown,
+    implies,
+    scope_named,
+)
 
 
 def _granted_by_name(granted: str, wanted: str) -> bool:
@@ -65,3 +75,40 @@ def test_agent_keys_have_the_four_fixed_scopes_of_spec_5_4():
         "customers:read",
     }
     assert AGENT_KEY_SCOPES <= KNOWN_SCOPES
+
+
+def test_the_catalog_is_one_enum_with_a_description_per_scope():
+    assert KNOWN_SCOPES == frozenset(Scope)
+    for scope in Scope:
+        assert scope.description.strip(), scope
+        assert scope_named(scope.value) is scope
+    assert scope_named("transfers:delete") is None
+
+
+def test_docs_scopes_page_holds_the_catalog():
+    page = (Path(__file__).parents[2] / "docs" / "scopes.md").read_text()
+    assert catalog_markdown() in page
+
+
+# Where a scope may be spelled out as text: the catalog, and request examples of the API.
+_SPELLED_OUT_ALLOWED = {"auth/scopes.py", "auth/schemas.py", "agents/schemas.py"}
+
+
+def test_no_module_spells_out_a_scope_the_catalog_holds():
+    """Services, tools and pages name `Scope.X`, never the string: one catalog."""
+    package = Path(__file__).parents[2] / "src" / "corridor"
+    names = "|".join(re.escape(scope.value) for scope in Scope)
+    pattern = re.compile(rf"""["']({names})["']""")
+    offenders = [
+        f"{path.relative_to(package)}: {found.group(1)}"
+        for path in package.rglob("*.py")
+        if path.relative_to(package).as_posix() not in _SPELLED_OUT_ALLOWED
+        for found in pattern.finditer(path.read_text())
+    ]
+    assert offenders == []
+
+
+def test_every_tool_names_a_catalog_scope():
+    from corridor.tools.catalog import TOOLS
+
+    assert all(isinstance(tool.scope, Scope) for tool in TOOLS)

@@ -10,7 +10,7 @@ import sys
 from corridor.mcp import sessions
 from corridor.mcp.server import build_server
 from mcp import Client, StdioServerParameters
-from tests.auth.credentials import key_secret
+from tests.auth.credentials import bearer, console_token, key_secret
 from tests.tools.support import caller_of
 
 
@@ -57,6 +57,13 @@ def test_corridor_mcp_refuses_to_start_without_a_valid_key(database_url) -> None
 
 async def test_platform_session_binds_to_the_business_customer_it_creates(app, make_tenant) -> None:
     platform = await make_tenant(kind="PLATFORM")
+    # Its owner lets its write tools run without a person (issue 26: keys ask by default).
+    owner = bearer(await console_token(platform))
+    [key] = (await platform.client.get("/v1/api-keys", headers=owner)).json()["data"]
+    relaxed = await platform.client.patch(
+        f"/v1/api-keys/{key['id']}", json={"toolConfirmation": "never"}, headers=owner
+    )
+    assert relaxed.status_code == 200, relaxed.text
     caller = await caller_of(app, platform.secret)
     environment = app.state.tools
     now = environment.clock.now()
@@ -73,7 +80,10 @@ async def test_platform_session_binds_to_the_business_customer_it_creates(app, m
         return sessions.caller_in(caller, row)
 
     server = build_server(
-        environment, caller_of=in_session, session_of=lambda _context: current["id"]
+        environment,
+        caller_of=in_session,
+        session_of=lambda _context: current["id"],
+        principal_of=lambda _context: caller.actor_id,
     )
     async with Client(server) as client:
         before = await client.call_tool("list_transfers", {})

@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from corridor.accounts import repository
 from corridor.accounts.schemas import BalanceTransactionRead
 from corridor.auth.callers import Caller
+from corridor.auth.scopes import Scope
 from corridor.kit.db import get_visible
 from corridor.kit.errors import InvalidState, SandboxOnly, ValidationFailed
 from corridor.kit.ids import new_id
@@ -22,8 +23,8 @@ from corridor.models.customer import Customer
 from corridor.models.event import emit
 from corridor.models.ledger import LedgerAccount, Posting
 
-READ_SCOPE = "accounts:read"
-FUND_SCOPE = "sandbox:write"
+READ_SCOPE = Scope.ACCOUNTS_READ
+FUND_SCOPE = Scope.SANDBOX_WRITE
 
 CUSTOMER_BALANCE = rules.CUSTOMER_BALANCE
 DEFAULT_ACCOUNT_CURRENCIES = ("USD", "USDC")

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Response
 
-from corridor.agents import approvals, service
+from corridor.agents import approvals, service, signing
 from corridor.agents.schemas import (
     AgentApproval,
     AgentCreate,
@@ -17,7 +17,10 @@ from corridor.agents.schemas import (
     AgentRead,
     AgentSpendRead,
     AgentUpdate,
+    SigningKeyCreate,
+    SigningKeyRead,
 )
+from corridor.auth.callers import ToolConfirmation
 from corridor.kit.ids import id_pattern
 from corridor.kit.pagination import ListResponse, PageRequest
 from corridor.models.access import ApiKey
@@ -47,6 +50,7 @@ def _key_read(key: ApiKey) -> AgentKeyRead:
         name=key.name,
         scopes=list(key.scopes),
         prefix=key.prefix,
+        tool_confirmation=ToolConfirmation(key.tool_confirmation),
         created_at=key.created_at,
         revoked_at=key.revoked_at,
         last_used_at=key.last_used_at,
@@ -131,6 +135,64 @@ async def get_spend(agent_id: str, context: Context) -> AgentSpendRead:
         context.session, caller=context.caller, agent_id=agent_id, now=now
     )
     return AgentSpendRead.of(agent, usage, now)
+
+
+@router.post(
+    "/agents/{agent_id}/signing-keys",
+    status_code=201,
+    response_model=SigningKeyRead,
+    tags=TAGS,
+    summary="Bind a signing key to an agent",
+)
+async def add_signing_key(agent_id: str, body: SigningKeyCreate, context: Context) -> Response:
+    """Owner only (console session or unrestricted key). From now on every request made
+    with the agent's keys must carry an RFC 9421 signature by one of its signing keys
+    (label sig1, covering @method, @target-uri and content-digest, with created, nonce and
+    keyid); otherwise 401 `signature_required`, `signature_invalid`, `signature_expired`
+    or `nonce_reused`."""
+    row = await signing.add_signing_key(
+        context.session,
+        caller=context.caller,
+        agent_id=agent_id,
+        jwk=body.public_key_jwk,
+        now=context.now(),
+    )
+    return await context.respond(SigningKeyRead.model_validate(row), status=201)
+
+
+@router.get(
+    "/agents/{agent_id}/signing-keys",
+    response_model=ListResponse[SigningKeyRead],
+    tags=TAGS,
+    summary="List an agent's signing keys",
+)
+async def list_signing_keys(
+    agent_id: str, context: Context, page: Pages
+) -> ListResponse[SigningKeyRead]:
+    """The agent's signing keys, newest first, revoked ones included (`revokedAt` set)."""
+    found = await signing.list_signing_keys(
+        context.session, caller=context.caller, agent_id=agent_id, page=page
+    )
+    return ListResponse[SigningKeyRead].of(found, SigningKeyRead.model_validate)
+
+
+@router.delete(
+    "/agents/{agent_id}/signing-keys/{signing_key_id}",
+    status_code=204,
+    tags=TAGS,
+    summary="Revoke an agent's signing key",
+)
+async def revoke_signing_key(agent_id: str, signing_key_id: str, context: Context) -> Response:
+    """Owner only. Signatures by this key are refused from now on; an agent left with no
+    signing key needs no signature again."""
+    await signing.revoke_signing_key(
+        context.session,
+        caller=context.caller,
+        agent_id=agent_id,
+        signing_key_id=signing_key_id,
+        now=context.now(),
+    )
+    return Response(status_code=204)
 
 
 @router.post(

@@ -9,6 +9,7 @@ from corridor.agents.spend import UNCOUNTED_STATUSES, Span, Usage
 from corridor.auth.callers import Caller
 from corridor.kit.db import lock_rows
 from corridor.models.access import ApiKey
+from corridor.models.signing import AgentSigningKey
 from corridor.models.transfer import Agent, Transfer
 
 AGENT_KEY_KIND = "AGENT"
@@ -67,3 +68,12 @@ async def usage(
     )
     day_minor, month_minor = (await session.execute(statement)).one()
     return Usage(day_minor=int(day_minor), month_minor=int(month_minor))
+
+
+def signing_keys_of(agent_id: str) -> Select[AgentSigningKey]:
+    return select(AgentSigningKey).where(AgentSigningKey.agent_id == agent_id)
+
+
+async def signing_key_with_id(session: AsyncSession, key_id: str) -> AgentSigningKey | None:
+    statement = select(AgentSigningKey).where(AgentSigningKey.key_id == key_id)
+    return (await session.execute(statement)).scalar_one_or_none()

@@ -9,6 +9,7 @@ from pydantic import ConfigDict, Field, StrictStr, field_validator
 
 from corridor.agents import spend
 from corridor.agents.rules import AgentStatus, ApprovalDecision, OverLimitAction, PayeeType
+from corridor.auth.callers import ToolConfirmation
 from corridor.auth.schemas import KEY_REPLAY_NOTE
 from corridor.kit.money import MoneyError, minor_units_pattern, parse_minor_units
 from corridor.kit.schemas import (
@@ -227,6 +228,10 @@ class AgentKeyRead(ResponseModel):
     name: str
     scopes: list[str] = Field(examples=[["accounts:read", "customers:read", "transfers:read"]])
     prefix: str = Field(examples=["sk_sandbox_agent_Ab3dE9"])
+    tool_confirmation: ToolConfirmation = Field(
+        description="When its write tools (MCP) wait for a person: `never` unless an owner "
+        "set `always` or `over_limit` (PATCH /v1/api-keys/{keyId})"
+    )
     created_at: Timestamp
     revoked_at: Timestamp | None = None
     last_used_at: Timestamp | None = None
@@ -296,3 +301,36 @@ class AgentApproval(RequestModel):
         ]
         | None
     ) = None
+
+
+class SigningKeyCreate(RequestModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "publicKeyJwk": {
+                        "kty": "OKP",
+                        "crv": "Ed25519",
+                        "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
+                    }
+                }
+            ]
+        }
+    )
+
+    public_key_jwk: dict[str, Any] = Field(
+        description="An Ed25519 (kty OKP) or ECDSA P-256 (kty EC) public JSON Web Key"
+    )
+
+
+class SigningKeyRead(ResponseModel):
+    id: str = Field(examples=["sgk_01jd3x0p6x9e3k2v1m8q4r7s5t"])
+    agent_id: str = Field(examples=[AGENT_ID_EXAMPLE])
+    key_id: str = Field(
+        description="The keyid a signature names: the key's RFC 7638 thumbprint",
+        examples=["kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k"],
+    )
+    algorithm: str = Field(examples=["ed25519"], description="ed25519 or ecdsa-p256-sha256")
+    public_key_jwk: dict[str, Any]
+    created_at: Timestamp
+    revoked_at: Timestamp | None = None

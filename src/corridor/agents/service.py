@@ -13,8 +13,8 @@ from corridor.accounts import service as accounts
 from corridor.agents import repository, spend
 from corridor.agents.rules import AgentStatus, PayeeType
 from corridor.agents.schemas import AgentCreate, AgentRead, AgentUpdate, AllowlistEntry, LimitsIn
-from corridor.auth.callers import Caller, CallerKind
-from corridor.auth.scopes import AGENT_KEY_SCOPES
+from corridor.auth.callers import Caller, CallerKind, ToolConfirmation
+from corridor.auth.scopes import AGENT_KEY_SCOPES, Scope
 from corridor.auth.secrets import agent_key_secret, hash_secret, visible_prefix
 from corridor.customers import service as customers
 from corridor.kit.db import get_visible
@@ -26,7 +26,7 @@ from corridor.models.event import emit
 from corridor.models.transfer import Agent
 from corridor.parties import service as parties
 
-MANAGE_SCOPE = "agents:manage"
+MANAGE_SCOPE = Scope.AGENTS_MANAGE
 ACTIVE_CUSTOMER = "ACTIVE"
 AGENT_CREATED = "agent.created"
 AGENT_UPDATED = "agent.updated"
@@ -316,6 +316,8 @@ async def create_agent_key(
         created_at=now,
         revoked_at=None,
         last_used_at=None,
+        # Bounded by its limits and mandates: its writes run at once unless an owner says.
+        tool_confirmation=ToolConfirmation.NEVER.value,
     )
     session.add(key)
     await session.flush()

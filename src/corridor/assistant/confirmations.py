@@ -17,9 +17,13 @@ from corridor.assistant import events, repository, service
 from corridor.assistant.errors import AlreadyDecided, ArgumentsChanged
 from corridor.assistant.rules import Role, RunStatus, ToolCallStatus, arguments_sha256
 from corridor.auth.callers import Caller
+from corridor.confirmations import repository as confirmation_rows
+from corridor.confirmations import service as confirmations
+from corridor.confirmations.rules import DecidedVia
 from corridor.kit.errors import Forbidden, InvalidState, NotFound
 from corridor.kit.ids import new_id
 from corridor.models.assistant import AssistantMessage, AssistantRun, AssistantToolCall
+from corridor.models.confirmation import ToolConfirmationRecord
 from corridor.tools.base import ToolError
 from corridor.tools.registry import ToolEnvironment, parse_arguments, run_in_session, tool_for
 
@@ -35,6 +39,7 @@ async def confirm(
     approved: bool,
     environment: ToolEnvironment,
     now: datetime,
+    via: DecidedVia = DecidedVia.ASSISTANT,
 ) -> AssistantRun:
     run = await service.get_run(session, caller=caller, run_id=run_id, for_update=True)
     if run.user_id != caller.actor_id:
@@ -51,9 +56,16 @@ async def confirm(
         )
     if arguments_sha256(call.tool, call.arguments) != call.arguments_sha256:
         raise ArgumentsChanged()
+    record = await confirmation_rows.of_assistant_call(session, call.id)
+    if record is not None:
+        confirmations.decide(
+            record, approved=approved, decided_by=caller.actor_id, via=via, now=now
+        )
     call.decided_by, call.decided_at = caller.actor_id, now
     if approved:
         await _execute(session, caller, call, environment, now)
+        if record is not None:
+            confirmations.mark_executed(record, call.outcome or {}, now)
     else:
         call.status = ToolCallStatus.REJECTED.value
         call.outcome = {"declined": DECLINED}
@@ -121,3 +133,31 @@ def add_tool_results(
     )
     session.add(message)
     events.message_event(session, run, message, now)
+
+
+async def decided_as_confirmation(
+    session: AsyncSession,
+    *,
+    caller: Caller,
+    record: ToolConfirmationRecord,
+    approved: bool,
+    environment: ToolEnvironment,
+    now: datetime,
+) -> None:
+    """POST /v1/tool-confirmations/{id}/decision (or the console) on a confirmation card:
+    the same as answering the card in its thread (only the run's user may)."""
+    if record.assistant_tool_call_id is None:
+        return
+    call = await repository.tool_call(session, record.assistant_tool_call_id)
+    if call is None:
+        raise NotFound("tool confirmation", record.id)
+    await confirm(
+        session,
+        caller=caller,
+        run_id=call.run_id,
+        tool_call_id=call.id,
+        approved=approved,
+        environment=environment,
+        now=now,
+        via=DecidedVia.API if not caller.is_console else DecidedVia.CONSOLE,
+    )

@@ -38,12 +38,14 @@ from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.tools import ToolDefinition
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from corridor.assistant import events, previews, repository, service
+from corridor.assistant import events, repository, service
 from corridor.assistant.confirmations import add_tool_results
 from corridor.assistant.providers import ChosenModel, chosen_model
 from corridor.assistant.rules import Role, RunStatus, ToolCallStatus, arguments_sha256
 from corridor.auth.callers import Caller, CallerKind
 from corridor.auth.scopes import UNRESTRICTED
+from corridor.confirmations import service as confirmations
+from corridor.confirmations.rules import Origin
 from corridor.kit.db import Database
 from corridor.kit.ids import new_id
 from corridor.kit.logging import get_logger
@@ -51,9 +53,9 @@ from corridor.mcp import sessions as mcp_sessions
 from corridor.models.access import ConsoleUser
 from corridor.models.assistant import AssistantMessage, AssistantRun, AssistantToolCall
 from corridor.tools.base import Tool, ToolError
+from corridor.tools.previews import preview
 from corridor.tools.registry import (
     ToolEnvironment,
-    dry_run,
     parse_arguments,
     run_tool,
     tool_for,
@@ -511,15 +513,9 @@ async def _run_read(
 async def _preview(
     environment: AssistantEnvironment, caller: Caller, tool: Tool, parsed: BaseModel
 ) -> tuple[str, str]:
-    """What a person reads before confirming: a summary and what would happen, computed
-    by the real services in a transaction that is rolled back."""
-    try:
-        result: BaseModel | None = await dry_run(environment.tools, caller, tool, parsed)
-        refusal = None
-    except ToolError as error:
-        result, refusal = None, error
-    summary = tool.summarize(parsed, result) if tool.summarize else tool.title
-    return summary, previews.preview_text(result, refusal)
+    """What a person reads before confirming (tools/previews.py)."""
+    shown = await preview(environment.tools, caller, tool, parsed)
+    return shown.summary, shown.effect
 
 
 # --- Recording ----------------------------------------------------------------------------
@@ -575,6 +571,7 @@ async def _record_in(
     session.add_all(calls)
     message.parts = [*message.parts, *(_call_part(row) for row in calls)]
     await session.flush()
+    await _open_confirmations(session, run, calls, now)
     events.message_event(session, run, message, now)
     text = _text_of(message)
     if text and not chosen.streams:
@@ -649,6 +646,33 @@ def _tool_call_row(
         outcome=call.outcome,
         created_at=now,
     )
+
+
+async def _open_confirmations(
+    session: AsyncSession, run: AssistantRun, calls: list[AssistantToolCall], now: datetime
+) -> None:
+    """Each confirmation card is a tool confirmation (`tcf_…`, the MCP server's record
+    kind): it waits as long as its run does."""
+    pending = [row for row in calls if row.status == ToolCallStatus.PENDING_CONFIRMATION]
+    if not pending:
+        return
+    caller = await caller_of_run(session, run)
+    if caller is None:
+        return
+    for row in pending:
+        confirmations.open_confirmation(
+            session,
+            caller=caller,
+            origin=Origin.ASSISTANT,
+            tool=row.tool,
+            arguments=row.arguments,
+            summary=row.args_summary,
+            effect=row.preview,
+            now=now,
+            ttl_s=None,
+            assistant_tool_call_id=row.id,
+        )
+    await session.flush()
 
 
 def _call_part(row: AssistantToolCall) -> dict[str, Any]:

@@ -186,3 +186,7 @@ async def delete_expired_threads(session: AsyncSession, *, now: datetime, limit:
 
 async def get_run_row(session: AsyncSession, run_id: str) -> AssistantRun | None:
     return await session.get(AssistantRun, run_id)
+
+
+async def tool_call(session: AsyncSession, tool_call_id: str) -> AssistantToolCall | None:
+    return await session.get(AssistantToolCall, tool_call_id)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from enum import StrEnum
-from typing import Any
+
+# The hash binding a confirmation to exactly its arguments: one rule for every confirmation.
+from corridor.confirmations.rules import arguments_sha256 as arguments_sha256
 
 
 class RunStatus(StrEnum):
@@ -72,11 +72,3 @@ message_text_chars_max = 8000
 title_chars_max = 200
 pinned_label_chars_max = 200
 default_title = "New conversation"
-
-
-def arguments_sha256(tool: str, arguments: dict[str, Any]) -> str:
-    """The hash that binds a confirmation to exactly these arguments of this tool."""
-    canonical = json.dumps(
-        {"tool": tool, "arguments": arguments}, sort_keys=True, separators=(",", ":")
-    )
-    return hashlib.sha256(canonical.encode()).hexdigest()

@@ -26,6 +26,9 @@ from corridor.assistant.rules import (
 from corridor.assistant.schemas import PinnedContextIn, ThreadCreate, ThreadUpdate
 from corridor.auth.callers import Caller, CallerKind
 from corridor.config import Settings
+from corridor.confirmations import repository as confirmation_rows
+from corridor.confirmations import service as confirmations
+from corridor.confirmations.rules import ConfirmationStatus, DecidedVia
 from corridor.customers import service as customers
 from corridor.kit.db import get_visible
 from corridor.kit.errors import Forbidden, InvalidState, NotFound, ValidationFailed
@@ -331,6 +334,15 @@ async def cancel_run(
             call.status = ToolCallStatus.CANCELLED.value
             call.decided_at = now
             call.decided_by = caller.actor_id
+            record = await confirmation_rows.of_assistant_call(session, call.id)
+            if record is not None and record.status == ConfirmationStatus.PENDING:
+                confirmations.decide(
+                    record,
+                    approved=False,
+                    decided_by=caller.actor_id,
+                    via=DecidedVia.ASSISTANT,
+                    now=now,
+                )
             await set_part_status(session, run, call.message_id, call.id, call.status, now)
     end_run(session, run, RunStatus.CANCELLED, now)
     return run

@@ -5,11 +5,20 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from corridor.auth.scopes import UNRESTRICTED, implies
+from corridor.auth.scopes import UNRESTRICTED, Scope, implies
 from corridor.kit.errors import CustomerBindingRequired, Forbidden
 
 # The actor id of the server's operator (the CLI), recorded on what it creates.
 OPERATOR_ACTOR = "cli"
+
+
+class ToolConfirmation(StrEnum):
+    """When a write tool called with this credential waits for a person (API.md 9): every
+    write, only one past an agent's limits or mandate, or never."""
+
+    ALWAYS = "always"
+    OVER_LIMIT = "over_limit"
+    NEVER = "never"
 
 
 class CallerKind(StrEnum):
@@ -32,6 +41,9 @@ class Caller:
     # platform session (or any key, through X-Corridor-On-Behalf-Of) is bound to.
     customer_id: str | None = None
     account_ids: frozenset[str] | None = None
+    # The credential's write-tool confirmation policy (API keys, OAuth grants); console
+    # users confirm in the assistant's cards instead.
+    tool_confirmation: ToolConfirmation = ToolConfirmation.NEVER
 
     @classmethod
     def operator(cls, organization_id: str) -> Caller:
@@ -52,14 +64,14 @@ class Caller:
             return True
         return self.kind is CallerKind.ORGANIZATION_KEY and UNRESTRICTED in self.scopes
 
-    def has_scope(self, scope: str) -> bool:
+    def has_scope(self, scope: Scope) -> bool:
         if self.kind is CallerKind.CONSOLE_USER:
             return True
         return implies(self.scopes, scope)
 
-    def require_scope(self, scope: str) -> None:
+    def require_scope(self, scope: Scope) -> None:
         if not self.has_scope(scope):
-            raise Forbidden(f"This credential lacks the scope {scope!r}")
+            raise Forbidden(f"This credential lacks the scope {str(scope)!r}")
 
     def require_unrestricted(self, action: str) -> None:
         if not self.is_unrestricted:

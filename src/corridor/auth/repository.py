@@ -58,6 +58,11 @@ async def organization_by_id(session: AsyncSession, organization_id: str) -> Org
     return await get_kept(session, Organization, organization_id)
 
 
+def keys_of(organization_id: str) -> Select[ApiKey]:
+    """Every key of the organization, its own and its agents'."""
+    return select(ApiKey).where(ApiKey.organization_id == organization_id)
+
+
 def organization_keys(organization_id: str) -> Select[ApiKey]:
     return select(ApiKey).where(
         ApiKey.organization_id == organization_id, ApiKey.kind == "ORGANIZATION"

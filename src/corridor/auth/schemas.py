@@ -6,12 +6,19 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field, StrictStr
 
+from corridor.auth.callers import ToolConfirmation
 from corridor.kit.schemas import RequestModel, ResponseModel, ShownOnce, SingleLineText, Timestamp
 
 # What an idempotent replay of a key's creation says in place of the secret.
 KEY_REPLAY_NOTE = (
     "The secret is shown once, in the first answer to this request, and is never stored, so "
     "this replay cannot show it. If it was lost, revoke this key and create another."
+)
+
+
+TOOL_CONFIRMATION_DESCRIPTION = (
+    "When a write tool (MCP) called with this key waits for a person to confirm it: `always`, "
+    "`over_limit` (only what would exceed its agent's limits or mandate) or `never`."
 )
 
 
@@ -32,6 +39,17 @@ class ApiKeyCreate(RequestModel):
         list[Annotated[StrictStr, Field(max_length=40)]],
         Field(max_length=32, examples=[["*"], ["transfers:read", "transfers:write"]]),
     ]
+    tool_confirmation: ToolConfirmation | None = Field(
+        default=None,
+        description=TOOL_CONFIRMATION_DESCRIPTION + " Left out: always. Only an owner (console "
+        "session or unrestricted key) may set a weaker policy.",
+    )
+
+
+class ApiKeyUpdate(RequestModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"toolConfirmation": "never"}]})
+
+    tool_confirmation: ToolConfirmation = Field(description=TOOL_CONFIRMATION_DESCRIPTION)
 
 
 class ApiKeyRead(ResponseModel):
@@ -41,6 +59,7 @@ class ApiKeyRead(ResponseModel):
     prefix: str = Field(
         examples=["sk_sandbox_Ab3dE9"], description="The visible start of the secret"
     )
+    tool_confirmation: ToolConfirmation = Field(description=TOOL_CONFIRMATION_DESCRIPTION)
     created_at: Timestamp
     revoked_at: Timestamp | None = None
 

@@ -8,8 +8,8 @@ from datetime import datetime, timedelta
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth import repository
-from corridor.auth.callers import Caller, CallerKind
-from corridor.auth.scopes import AGENT_KEY_SCOPES, KNOWN_SCOPES, UNRESTRICTED, implies
+from corridor.auth.callers import Caller, CallerKind, ToolConfirmation
+from corridor.auth.scopes import AGENT_KEY_SCOPES, KNOWN_SCOPES, UNRESTRICTED, Scope, implies
 from corridor.auth.secrets import (
     console_session_token,
     hash_password,
@@ -27,7 +27,7 @@ from corridor.kit.ids import new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser, PlatformSession
 
-KEYS_SCOPE = "api_keys:manage"
+KEYS_SCOPE = Scope.API_KEYS_MANAGE
 ORGANIZATION_KEY_PREFIXES = ("sk_sandbox_", "sk_live_")
 PLATFORM_SESSION_PREFIX = "ps_"
 credential_chars_max = 200
@@ -63,6 +63,7 @@ async def authenticate(
         organization_id=key.organization_id,
         organization_kind=organization.kind,
         scopes=key.scopes,
+        tool_confirmation=ToolConfirmation(key.tool_confirmation),
     )
 
 
@@ -83,7 +84,12 @@ def is_live_key(stored_hash: str, revoked_at: datetime | None, secret_hash: str)
 
 
 def organization_key_caller(
-    *, key_id: str, organization_id: str, organization_kind: str, scopes: list[str]
+    *,
+    key_id: str,
+    organization_id: str,
+    organization_kind: str,
+    scopes: list[str],
+    tool_confirmation: ToolConfirmation = ToolConfirmation.ALWAYS,
 ) -> Caller:
     """The caller of an organization's own key: a platform's key opens platform sessions."""
     kind = (
@@ -92,7 +98,11 @@ def organization_key_caller(
         else CallerKind.ORGANIZATION_KEY
     )
     return Caller(
-        kind=kind, organization_id=organization_id, actor_id=key_id, scopes=frozenset(scopes)
+        kind=kind,
+        organization_id=organization_id,
+        actor_id=key_id,
+        scopes=frozenset(scopes),
+        tool_confirmation=tool_confirmation,
     )
 
 
@@ -165,6 +175,7 @@ async def _platform_session_caller(session: AsyncSession, token: str, now: datet
         actor_id=key.id,
         scopes=frozenset(key.scopes),
         customer_id=found.customer_id,
+        tool_confirmation=ToolConfirmation(key.tool_confirmation),
     )
 
 
@@ -197,6 +208,7 @@ async def _agent_caller(session: AsyncSession, key: ApiKey) -> Caller:
         agent_id=agent.id,
         customer_id=agent.customer_id,
         account_ids=frozenset({agent.source_account_id}),
+        tool_confirmation=ToolConfirmation(key.tool_confirmation),
     )
 
 
@@ -228,6 +240,7 @@ async def create_organization_key(
     key_environment: str,
     created_by: str | None,
     now: datetime,
+    tool_confirmation: ToolConfirmation = ToolConfirmation.ALWAYS,
 ) -> tuple[ApiKey, str]:
     secret = organization_key_secret(key_environment)
     key = ApiKey(
@@ -244,6 +257,7 @@ async def create_organization_key(
         created_at=now,
         revoked_at=None,
         last_used_at=None,
+        tool_confirmation=tool_confirmation.value,
     )
     session.add(key)
     await session.flush()
@@ -258,11 +272,15 @@ async def create_api_key(
     scopes: list[str],
     key_environment: str,
     now: datetime,
+    tool_confirmation: ToolConfirmation | None = None,
 ) -> tuple[ApiKey, str]:
     """POST /v1/api-keys: a key of the caller's organization with at most the caller's
-    scopes; its secret is returned here only."""
+    scopes; its secret is returned here only. Its write tools wait for a person unless an
+    owner says otherwise (`toolConfirmation`)."""
     caller.require_scope(KEYS_SCOPE)
     granted = check_requested_scopes(caller, scopes)
+    if tool_confirmation not in (None, ToolConfirmation.ALWAYS):
+        caller.require_unrestricted("relax a key's tool confirmation policy")
     return await create_organization_key(
         session,
         organization_id=caller.organization_id,
@@ -271,7 +289,22 @@ async def create_api_key(
         key_environment=key_environment,
         created_by=caller.actor_id,
         now=now,
+        tool_confirmation=tool_confirmation or ToolConfirmation.ALWAYS,
     )
+
+
+async def set_tool_confirmation(
+    session: AsyncSession, *, caller: Caller, key_id: str, policy: ToolConfirmation
+) -> ApiKey:
+    """PATCH /v1/api-keys/{id}: an owner (console session or unrestricted key) sets when a
+    key's write tool calls wait for a person; organization and agent keys alike."""
+    caller.require_unrestricted("change a key's tool confirmation policy")
+    visible = repository.keys_of(caller.organization_id)
+    key = await get_visible(session, visible, key_id, locked=True)
+    if key.revoked_at is not None:
+        raise Conflict(f"Key {key.id} is revoked")
+    key.tool_confirmation = policy.value
+    return key
 
 
 async def list_api_keys(

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
+from corridor.auth.scopes import Scope
 from corridor.customers import repository, service, states
 from corridor.customers.errors import CustomerArchived, FieldProblems, WrongCustomerType
 from corridor.customers.rules import EntityRole
@@ -25,8 +26,8 @@ from corridor.kit.errors import ValidationFailed
 from corridor.kit.ids import new_id
 from corridor.models.customer import AssociatedEntity, Customer
 
-READ_SCOPE = "customers:read"
-WRITE_SCOPE = "customers:write"
+READ_SCOPE = Scope.CUSTOMERS_READ
+WRITE_SCOPE = Scope.CUSTOMERS_WRITE
 associated_entities_per_customer_max = 25
 ownership_basis_points_max = 10_000
 

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
+from corridor.auth.scopes import Scope
 from corridor.auth.secrets import hash_secret, random_token
 from corridor.customers import diligence, entities, reading, repository, service, states
 from corridor.customers.errors import CustomerArchived, FieldProblems, WrongCustomerType
@@ -37,8 +38,8 @@ from corridor.models.event import emit
 terms_of_service_version = "2026-01-01"
 verification_session_lifetime_s = 7 * 24 * 60 * 60
 verification_token_chars = 40
-READ_SCOPE = "customers:read"
-WRITE_SCOPE = "customers:write"
+READ_SCOPE = Scope.CUSTOMERS_READ
+WRITE_SCOPE = Scope.CUSTOMERS_WRITE
 
 
 # --- Terms of service ---------------------------------------------------------------------

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
+from corridor.auth.scopes import Scope
 from corridor.customers import repository, requirements, service
 from corridor.customers.requirements import Requirement
 from corridor.customers.schemas.customer import (
@@ -24,7 +25,7 @@ from corridor.kit.schemas import Amount
 from corridor.models.customer import AssociatedEntity, Customer
 from corridor.models.ledger import LedgerAccount
 
-READ_SCOPE = "customers:read"
+READ_SCOPE = Scope.CUSTOMERS_READ
 EXPANSIONS = ("accounts", "associatedEntities", "verification")
 
 

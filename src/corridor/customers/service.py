@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from corridor.accounts.service import open_balance_accounts
 from corridor.auth import service as auth_service
 from corridor.auth.callers import Caller, CallerKind
+from corridor.auth.scopes import Scope
 from corridor.customers import diligence, repository, requirements, states
 from corridor.customers.errors import CustomerArchived, FieldProblems, IllegalStatusMove
 from corridor.customers.requirements import CustomerFacts, Requirement
@@ -40,9 +41,9 @@ _NOT_NULL_FIELDS = {
 }
 _INDIVIDUAL_ONLY = {"first_name": "firstName", "last_name": "lastName"}
 _BUSINESS_ONLY = {"legal_name": "legalName", "dba_name": "dbaName", "website": "website"}
-READ_SCOPE = "customers:read"
-WRITE_SCOPE = "customers:write"
-SANDBOX_SCOPE = "sandbox:write"
+READ_SCOPE = Scope.CUSTOMERS_READ
+WRITE_SCOPE = Scope.CUSTOMERS_WRITE
+SANDBOX_SCOPE = Scope.SANDBOX_WRITE
 
 
 # --- Reading ------------------------------------------------------------------------------

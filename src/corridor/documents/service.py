@@ -11,6 +11,7 @@ from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
+from corridor.auth.scopes import Scope
 from corridor.documents import repository, rules
 from corridor.documents.errors import (
     DocumentRejected,
@@ -39,8 +40,8 @@ from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.document import Document
 from corridor.models.event import emit
 
-READ_SCOPE = "documents:read"
-WRITE_SCOPE = "documents:write"
+READ_SCOPE = Scope.DOCUMENTS_READ
+WRITE_SCOPE = Scope.DOCUMENTS_WRITE
 ARCHIVED_CUSTOMER = "ARCHIVED"
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
+from corridor.auth.scopes import Scope
 from corridor.customers import service as customers
 from corridor.fixedroutes import repository, rules
 from corridor.fixedroutes.rules import FixedRouteStatus, FixedRouteType
@@ -37,8 +38,8 @@ from corridor.transfers import repository as transfers_repository
 from corridor.transfers.deposits import instructions as deposits
 from corridor.transfers.planning import plan as planning
 
-READ_SCOPE = "transfers:read"
-WRITE_SCOPE = "transfers:write"
+READ_SCOPE = Scope.TRANSFERS_READ
+WRITE_SCOPE = Scope.TRANSFERS_WRITE
 CREATED, UPDATED = "fixed_route.created", "fixed_route.updated"
 # Fields stored as sent, on columns of the same name.
 _SIMPLE_FIELDS = ("client_reference_id", "remarks", "internal_remarks", "payment_reason")

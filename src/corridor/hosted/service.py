@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller, CallerKind
+from corridor.auth.scopes import Scope
 from corridor.auth.secrets import hash_secret, same_hash
 from corridor.customers import diligence, entities, onboarding
 from corridor.customers import service as customers
@@ -53,11 +54,13 @@ from corridor.models.organization import Organization
 
 COMPLETED = "COMPLETED"
 token_chars_max = 100
-_PAGE_SCOPES = frozenset({"customers:read", "customers:write", "documents:read", "documents:write"})
+_PAGE_SCOPES = frozenset(
+    {Scope.CUSTOMERS_READ, Scope.CUSTOMERS_WRITE, Scope.DOCUMENTS_READ, Scope.DOCUMENTS_WRITE}
+)
 
 
 def page_caller(verification_session: VerificationSession, *, sandbox: bool) -> Caller:
-    scopes = _PAGE_SCOPES | ({"sandbox:write"} if sandbox else set())
+    scopes = _PAGE_SCOPES | ({Scope.SANDBOX_WRITE} if sandbox else set())
     return Caller(
         kind=CallerKind.ORGANIZATION_KEY,
         organization_id=verification_session.organization_id,

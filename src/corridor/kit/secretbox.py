@@ -13,6 +13,8 @@ commands that touch such secrets; the column type `models.base.EncryptedText` us
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -41,6 +43,16 @@ class SecretBox:
                 "print(Fernet.generate_key().decode())')"
             ) from None
         self._fernet = MultiFernet(self._keys)
+        self._key_texts = [key for key in (primary, *retired)]
+
+    def derived_keys(self, purpose: bytes) -> list[bytes]:
+        """32-byte keys for another use of the server key (HMAC-SHA256 of `purpose` under
+        the primary key first, then under each retired one), so one secret serves both
+        without a key used twice."""
+        return [
+            hmac.new(key.strip().encode(), purpose, hashlib.sha256).digest()
+            for key in self._key_texts
+        ]
 
     def encrypt(self, plaintext: str) -> str:
         return self._fernet.encrypt(plaintext.encode()).decode()

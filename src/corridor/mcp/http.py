@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.types import Message, Receive, Scope, Send
 
 from corridor.auth import service as auth
+from corridor.auth import signatures
 from corridor.auth.callers import Caller
 from corridor.kit.errors import (
     CorridorError,
@@ -68,7 +69,7 @@ class Authenticated:
 
 
 async def _authenticated(
-    request: Request, environment: ToolEnvironment, *, session_id: str | None
+    request: Request, environment: ToolEnvironment, *, session_id: str | None, body: bytes = b""
 ) -> Authenticated:
     """The caller behind the request's credentials, in its MCP session when it names one
     (one read transaction for both)."""
@@ -79,6 +80,16 @@ async def _authenticated(
         caller = await auth.authenticate(
             session, credential=credential, key_environment=settings.key_environment, now=now
         )
+        if caller.agent_id is not None:
+            # An agent with signing keys signs its MCP requests too (RFC 9421).
+            signed = signatures.SignedRequest(
+                request.method, str(request.url), request.headers, body
+            )
+            nonce = await signatures.verify(
+                session, agent_id=caller.agent_id, request=signed, now=now
+            )
+            if nonce is not None:
+                await signatures.keep_nonce(environment.database, nonce, now)
         on_behalf_of = request.headers.get(ON_BEHALF_OF_HEADER)
         if on_behalf_of is not None:
             if not looks_like_id(on_behalf_of, "cus"):
@@ -100,6 +111,12 @@ async def _caller_of_message(context: ServerRequestContext[Any, Any]) -> Caller:
     return caller
 
 
+def _principal_of_message(context: ServerRequestContext[Any, Any]) -> str | None:
+    request = context.request
+    caller = request.scope.get(_CALLER_KEY) if isinstance(request, Request) else None
+    return caller.actor_id if isinstance(caller, Caller) else None
+
+
 def _session_of_message(context: ServerRequestContext[Any, Any]) -> str | None:
     request = context.request
     session_id = request.scope.get(_SESSION_KEY) if isinstance(request, Request) else None
@@ -113,7 +130,10 @@ class MCPEndpoint:
         self.environment = environment
         self.manager = StreamableHTTPSessionManager(
             app=build_server(
-                environment, caller_of=_caller_of_message, session_of=_session_of_message
+                environment,
+                caller_of=_caller_of_message,
+                session_of=_session_of_message,
+                principal_of=_principal_of_message,
             ),
             max_request_body_size=mcp_request_bytes_max,
             # A tool call answers with one JSON body rather than an SSE stream: no server
@@ -154,7 +174,8 @@ class MCPEndpoint:
         a DELETE ends its session (no body returned); GET is refused."""
         environment = self.environment
         session_id = request.headers.get(SESSION_HEADER)
-        who = await _authenticated(request, environment, session_id=session_id)
+        body = await _body(receive) if request.method == "POST" else b""
+        who = await _authenticated(request, environment, session_id=session_id, body=body)
         now = environment.clock.now()
         if request.method == "GET":
             raise McpMethodNotAllowed()
@@ -166,7 +187,6 @@ class MCPEndpoint:
                     session, caller=who.caller, session_id=session_id, now=now
                 )
             return None, who
-        body = await _body(receive)
         if who.session_id is None and _initializes(body):
             async with environment.database.session() as session, session.begin():
                 row = await sessions.open_session(session, caller=who.caller, now=now)

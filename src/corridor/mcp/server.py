@@ -14,18 +14,31 @@ from typing import Any
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+from pydantic import BaseModel
 
 from corridor import __version__
 from corridor.auth.callers import Caller
 from corridor.mcp import sessions
+from corridor.mcp.confirming import call_with_confirmation, needs_a_look
 from corridor.tools.base import Tool, ToolError
-from corridor.tools.registry import ToolEnvironment, call_tool, tools_for
+from corridor.tools.registry import (
+    ToolEnvironment,
+    parse_arguments,
+    run_tool,
+    tool_for,
+    tools_for,
+)
 
 # Who calls: the caller a message's credentials stand for in its MCP session (HTTP: each
 # request's bearer token; stdio: CORRIDOR_API_KEY), and that session's id (sessions.py;
 # None for a sessionless HTTP request).
 CallerOf = Callable[[ServerRequestContext[Any, Any]], Awaitable[Caller]]
 SessionOf = Callable[[ServerRequestContext[Any, Any]], str | None]
+# The credential a message comes from (its actor id), read without the database: the
+# sealed requestState is bound to it.
+PrincipalOf = Callable[[ServerRequestContext[Any, Any]], str | None]
+REQUEST_STATE_PURPOSE = b"corridor mcp requestState v1"
 
 INSTRUCTIONS = (
     "Corridor moves money between balance accounts, wallets and bank accounts. Amounts in "
@@ -61,8 +74,25 @@ def _error_result(error: ToolError) -> types.CallToolResult:
     )
 
 
+def request_state_boundary(
+    environment: ToolEnvironment, principal_of: PrincipalOf
+) -> RequestStateBoundary:
+    """The SDK's sealing of `requestState` (AES-256-GCM, keys derived from the server key
+    so every process of a deployment opens what another sealed; retired keys still open),
+    bound to the credential and expiring with the confirmation."""
+    keys = environment.settings.secret_box().derived_keys(REQUEST_STATE_PURPOSE)
+    security = RequestStateSecurity(
+        keys=keys, ttl=environment.settings.tool_confirmation_ttl_s, bind_principal=principal_of
+    )
+    return RequestStateBoundary(security, default_audience="corridor")
+
+
 def build_server(
-    environment: ToolEnvironment, *, caller_of: CallerOf, session_of: SessionOf
+    environment: ToolEnvironment,
+    *,
+    caller_of: CallerOf,
+    session_of: SessionOf,
+    principal_of: PrincipalOf,
 ) -> Server[Any]:
     async def list_tools(
         context: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -74,10 +104,21 @@ def build_server(
 
     async def call(
         context: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         caller = await caller_of(context)
         try:
-            result = await call_tool(environment, caller, params.name, params.arguments)
+            tool = tool_for(caller, environment.settings, params.name)
+            parsed = parse_arguments(tool, params.arguments)
+            answer: BaseModel | types.InputRequiredResult | None = None
+            if needs_a_look(caller, tool):
+                answer = await call_with_confirmation(
+                    environment, context, caller, tool, parsed, params
+                )
+            if isinstance(answer, types.InputRequiredResult):
+                return answer
+            result = (
+                answer if answer is not None else await run_tool(environment, caller, tool, parsed)
+            )
         except ToolError as error:
             return _error_result(error)
         data = result.model_dump(mode="json", by_alias=True)
@@ -91,7 +132,7 @@ def build_server(
             structured_content=data,
         )
 
-    return Server(
+    server: Server[Any] = Server(
         "corridor",
         version=__version__,
         title="Corridor",
@@ -99,3 +140,5 @@ def build_server(
         on_list_tools=list_tools,
         on_call_tool=call,
     )
+    server.middleware.append(request_state_boundary(environment, principal_of))
+    return server

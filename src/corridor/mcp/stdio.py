@@ -50,6 +50,11 @@ async def serve_stdio(environment: ToolEnvironment, api_key: str) -> None:
             renewed_at = now
         return await authenticate_key(environment, api_key, session_id=session_id)
 
-    server = build_server(environment, caller_of=caller_of, session_of=lambda _context: session_id)
+    server = build_server(
+        environment,
+        caller_of=caller_of,
+        session_of=lambda _context: session_id,
+        principal_of=lambda _context: caller.actor_id,
+    )
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -2,9 +2,11 @@
 
 from corridor.models import (  # noqa: F401  (register their tables)
     assistant,
+    confirmation,
     document,
     mcp,
     party,
+    signing,
     transfer,
     webhook,
 )

@@ -54,6 +54,9 @@ class ApiKey(Base):
     created_at: Mapped[datetime]
     revoked_at: Mapped[datetime | None]
     last_used_at: Mapped[datetime | None]
+    # always, over_limit or never (auth.callers.ToolConfirmation): whether its write tool
+    # calls wait for a person. Organization keys default to always, agent keys to never.
+    tool_confirmation: Mapped[str] = mapped_column(String(20), default="always")
 
 
 class PlatformSession(Base):

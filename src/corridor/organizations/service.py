@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth import service as auth_service
 from corridor.auth.callers import Caller
-from corridor.auth.scopes import UNRESTRICTED
+from corridor.auth.scopes import UNRESTRICTED, Scope
 from corridor.auth.secrets import random_token
 from corridor.kit.db import get_visible
 from corridor.kit.errors import Conflict, NotFound
@@ -25,8 +25,8 @@ from corridor.organizations import repository
 from corridor.organizations.configuration import Configuration
 from corridor.organizations.schemas import ConfigurationRead, OrganizationRead
 
-READ_SCOPE = "organizations:read"
-WRITE_SCOPE = "organizations:write"
+READ_SCOPE = Scope.ORGANIZATIONS_READ
+WRITE_SCOPE = Scope.ORGANIZATIONS_WRITE
 
 DEFAULT_CONFIGURATION: Mapping[str, Any] = rules.DEFAULT_DOCUMENT
 

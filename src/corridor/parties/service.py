@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
+from corridor.auth.scopes import Scope
 from corridor.customers import service as customers
 from corridor.customers.states import CustomerStatus
 from corridor.kit.db import get_visible
@@ -36,9 +37,9 @@ from corridor.parties.schemas import (
     ExternalWalletUpdate,
 )
 
-COUNTERPARTIES_READ, COUNTERPARTIES_WRITE = "counterparties:read", "counterparties:write"
+COUNTERPARTIES_READ, COUNTERPARTIES_WRITE = Scope.COUNTERPARTIES_READ, Scope.COUNTERPARTIES_WRITE
 # External accounts and wallets are the customer's (or its counterparties'): customers scopes.
-CUSTOMERS_READ, CUSTOMERS_WRITE = "customers:read", "customers:write"
+CUSTOMERS_READ, CUSTOMERS_WRITE = Scope.CUSTOMERS_READ, Scope.CUSTOMERS_WRITE
 ACTIVE, CLOSED = PartyStatus.ACTIVE.value, PartyStatus.CLOSED.value
 
 

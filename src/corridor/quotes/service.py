@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
+from corridor.auth.scopes import Scope
 from corridor.customers import service as customers
 from corridor.kit import fx
 from corridor.kit.errors import InvalidState, NotFound, ValidationFailed
@@ -31,8 +32,8 @@ from corridor.transfers.rules import fees
 from corridor.transfers.rules.pricing import Pricing, PricingProblem
 from corridor.transfers.rules.states import TransferStatus
 
-READ_SCOPE = "transfers:read"
-WRITE_SCOPE = "transfers:write"
+READ_SCOPE = Scope.TRANSFERS_READ
+WRITE_SCOPE = Scope.TRANSFERS_WRITE
 
 
 @dataclass(frozen=True, slots=True)

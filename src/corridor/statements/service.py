@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.accounts import service as accounts
 from corridor.auth.callers import Caller
+from corridor.auth.scopes import Scope
 from corridor.kit.schemas import Amount
 from corridor.models.ledger import LedgerAccount
 from corridor.statements import repository, rules
@@ -23,7 +24,7 @@ from corridor.statements.schemas import (
     StatementRead,
 )
 
-READ_SCOPE = "accounts:read"
+READ_SCOPE = Scope.ACCOUNTS_READ
 
 
 @dataclass(frozen=True, slots=True)

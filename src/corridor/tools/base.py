@@ -14,6 +14,7 @@ from pydantic.alias_generators import to_camel
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller, CallerKind
+from corridor.auth.scopes import Scope
 from corridor.config import Settings
 from corridor.kit.errors import CorridorError
 from corridor.kit.schemas import RequestModel
@@ -107,7 +108,7 @@ class Tool(Generic[InputT, ResultT]):
     input: type[InputT]
     result: type[ResultT]
     kind: ToolKind
-    scope: str
+    scope: Scope
     handler: Callable[[ToolContext, InputT], Awaitable[ResultT | Refused]]
     title: str = ""
     sandbox_only: bool = False

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.accounts import service as accounts
 from corridor.auth.callers import Caller, CallerKind
+from corridor.auth.scopes import Scope
 from corridor.kit.clock import isoformat_z
 from corridor.kit.errors import CorridorError, Forbidden, ValidationFailed
 from corridor.models.customer import Customer
@@ -32,7 +33,7 @@ from corridor.transfers.rules import states
 from corridor.transfers.rules.flows import SourceKind
 from corridor.transfers.rules.states import AgentApprovalStatus, Decision, TransferStatus
 
-WRITE_SCOPE = "transfers:write"
+WRITE_SCOPE = Scope.TRANSFERS_WRITE
 S = TransferStatus
 
 

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.accounts import service as accounts
 from corridor.auth.callers import Caller
+from corridor.auth.scopes import Scope
 from corridor.customers import service as customers
 from corridor.documents import service as documents
 from corridor.kit.errors import Forbidden, ValidationFailed
@@ -32,8 +33,8 @@ from corridor.transfers.repository import TransferFilters
 from corridor.transfers.rules.states import TransferStatus
 from corridor.transfers.schemas.requests import TransferCreate, TransferUpdate
 
-READ_SCOPE = "transfers:read"
-WRITE_SCOPE = "transfers:write"
+READ_SCOPE = Scope.TRANSFERS_READ
+WRITE_SCOPE = Scope.TRANSFERS_WRITE
 volume_days_default = 30
 volume_days_max = 366
 # Request fields stored as they are, on columns of the same name.

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, time, timedelta
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
+from corridor.auth.scopes import Scope
 from corridor.customers import service as customers
 from corridor.kit import fx
 from corridor.kit.schemas import Amount
@@ -15,7 +16,7 @@ from corridor.organizations.configuration import from_document
 from corridor.treasury import repository, rules
 from corridor.treasury.schemas import CurrencyBalanceRead, TreasuryBalancesRead
 
-READ_SCOPE = "accounts:read"
+READ_SCOPE = Scope.ACCOUNTS_READ
 history_days_default = 30
 history_days_max = 366
 

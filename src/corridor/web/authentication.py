@@ -9,8 +9,9 @@ from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from corridor.auth import service
+from corridor.auth import service, signatures
 from corridor.auth.callers import Caller
+from corridor.auth.scopes import catalog_markdown
 from corridor.auth.secrets import csrf_token
 from corridor.kit.errors import CsrfTokenInvalid, SandboxOnly, Unauthorized, ValidationFailed
 from corridor.kit.ids import looks_like_id
@@ -24,7 +25,9 @@ ORGANIZATION_HEADER = "X-Corridor-Organization"
 
 # Declared for OpenAPI's security schemes; read by hand below so every failure is our 401.
 bearer_scheme = HTTPBearer(
-    auto_error=False, description="An API key (sk_…) or a console session token (cs_…)"
+    auto_error=False,
+    description="An API key (sk_…) or a console session token (cs_…). A key holds scopes "
+    "(docs/scopes.md):\n\n" + catalog_markdown(),
 )
 api_key_scheme = APIKeyHeader(name="X-API-Key", auto_error=False, description="Sandbox only")
 
@@ -88,6 +91,8 @@ async def caller_in(
         )
     if from_cookie:
         _check_csrf(request, credential)
+    if caller.agent_id is not None:
+        await _check_signature(session, request, caller.agent_id)
     organization = request.headers.get(ORGANIZATION_HEADER)
     if organization is not None:
         # A parent's console session or unrestricted key acting inside a child.
@@ -107,6 +112,18 @@ async def caller_in(
             request.state.rate_limit = window  # RequestMiddleware sends its RateLimit-* headers
     request.state.caller = caller
     return caller
+
+
+async def _check_signature(session: AsyncSession, request: Request, agent_id: str) -> None:
+    """An agent with signing keys signs every request (RFC 9421, auth/signatures.py)."""
+    state = request.app.state
+    now = state.clock.now()
+    signed = signatures.SignedRequest(
+        request.method, str(request.url), request.headers, await request.body()
+    )
+    nonce = await signatures.verify(session, agent_id=agent_id, request=signed, now=now)
+    if nonce is not None:
+        await signatures.keep_nonce(state.database, nonce, now)
 
 
 async def current_caller(

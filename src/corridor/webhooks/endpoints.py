@@ -42,7 +42,6 @@ from corridor.webhooks.schemas import (
 router = APIRouter(prefix="/v1/webhooks", responses=ERROR_RESPONSES)
 ENDPOINTS: list[str | Enum] = ["Webhook endpoints"]
 MESSAGES: list[str | Enum] = ["Webhook messages"]
-SCOPE = "webhooks:manage"
 id_chars_max = 64
 message_page_size_default = 50
 _EVENT_TYPE = re.compile(EVENT_TYPE_PATTERN)

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
+from corridor.auth.scopes import Scope
 from corridor.kit.clock import as_utc
 from corridor.kit.db import get_visible
 from corridor.kit.errors import ValidationFailed
@@ -19,7 +20,7 @@ from corridor.webhooks import repository, signing, urls
 from corridor.webhooks.errors import EndpointDisabled, EndpointLimitReached, OrganizationWide
 from corridor.webhooks.rules import DisabledReason
 
-SCOPE = "webhooks:manage"
+SCOPE = Scope.WEBHOOKS_MANAGE
 endpoints_per_organization_max = 100
 # A replay queues at most this many deliveries; `complete: false` says to call again.
 replay_deliveries_max = 10_000

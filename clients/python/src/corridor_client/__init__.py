@@ -16,6 +16,7 @@ from corridor_client._async._http import AsyncPager
 from corridor_client._async.client import AsyncCorridor
 from corridor_client._base import CorridorModel, ResponseInfo
 from corridor_client._retries import RetryPolicy
+from corridor_client._signing import key_id, public_jwk
 from corridor_client._sync._http import Pager
 from corridor_client._sync.client import Corridor
 from corridor_client.errors import (
@@ -59,6 +60,8 @@ __all__ = [
     "RetryPolicy",
     "ValidationError",
     "errors",
+    "key_id",
     "models",
+    "public_jwk",
     "webhooks",
 ]

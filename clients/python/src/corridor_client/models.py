@@ -125,62 +125,6 @@ class AgentKeyCreate(CorridorModel):
     """
 
 
-class AgentKeyCreated(CorridorModel):
-    secret_note: Annotated[str | None, Field(alias="secretNote", title="Secretnote")] = None
-    """
-    Only in an idempotent replay (`Idempotent-Replayed: true`): the secret fields are null because a secret is shown once and never stored; this says what to do.
-    """
-    id: Annotated[str, Field(examples=["key_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
-    agent_id: Annotated[
-        str,
-        Field(
-            alias="agentId",
-            examples=["agt_01jd3x0p6x9e3k2v1m8q4r7s5t"],
-            title="Agentid",
-        ),
-    ]
-    name: Annotated[str, Field(title="Name")]
-    scopes: Annotated[
-        list[str],
-        Field(
-            examples=[["accounts:read", "customers:read", "transfers:read"]],
-            title="Scopes",
-        ),
-    ]
-    prefix: Annotated[str, Field(examples=["sk_sandbox_agent_Ab3dE9"], title="Prefix")]
-    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
-    revoked_at: Annotated[str | None, Field(alias="revokedAt", title="Revokedat")] = None
-    last_used_at: Annotated[str | None, Field(alias="lastUsedAt", title="Lastusedat")] = None
-    secret: Annotated[str | None, Field(title="Secret")]
-    """
-    The whole secret. Shown only in this response: store it now. null in an idempotent replay of this request (`secretNote` says why): the secret is never stored.
-    """
-
-
-class AgentKeyRead(CorridorModel):
-    id: Annotated[str, Field(examples=["key_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
-    agent_id: Annotated[
-        str,
-        Field(
-            alias="agentId",
-            examples=["agt_01jd3x0p6x9e3k2v1m8q4r7s5t"],
-            title="Agentid",
-        ),
-    ]
-    name: Annotated[str, Field(title="Name")]
-    scopes: Annotated[
-        list[str],
-        Field(
-            examples=[["accounts:read", "customers:read", "transfers:read"]],
-            title="Scopes",
-        ),
-    ]
-    prefix: Annotated[str, Field(examples=["sk_sandbox_agent_Ab3dE9"], title="Prefix")]
-    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
-    revoked_at: Annotated[str | None, Field(alias="revokedAt", title="Revokedat")] = None
-    last_used_at: Annotated[str | None, Field(alias="lastUsedAt", title="Lastusedat")] = None
-
-
 class AllowlistEntryRead(CorridorModel):
     type: Annotated[str, Field(examples=["counterparty"], title="Type")]
     id: Annotated[str, Field(examples=["cp_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
@@ -282,62 +226,6 @@ class Scope(RootModel[str]):
             pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
         ),
     ]
-
-
-class ApiKeyCreate(CorridorModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    name: Annotated[
-        str,
-        Field(
-            examples=["Payouts backend"],
-            max_length=200,
-            min_length=1,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
-            title="Name",
-        ),
-    ]
-    scopes: Annotated[
-        list[Scope],
-        Field(
-            examples=[["*"], ["transfers:read", "transfers:write"]],
-            max_length=32,
-            title="Scopes",
-        ),
-    ]
-
-
-class ApiKeyCreated(CorridorModel):
-    secret_note: Annotated[str | None, Field(alias="secretNote", title="Secretnote")] = None
-    """
-    Only in an idempotent replay (`Idempotent-Replayed: true`): the secret fields are null because a secret is shown once and never stored; this says what to do.
-    """
-    id: Annotated[str, Field(examples=["key_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
-    name: Annotated[str, Field(title="Name")]
-    scopes: Annotated[list[str], Field(title="Scopes")]
-    prefix: Annotated[str, Field(examples=["sk_sandbox_Ab3dE9"], title="Prefix")]
-    """
-    The visible start of the secret
-    """
-    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
-    revoked_at: Annotated[str | None, Field(alias="revokedAt", title="Revokedat")] = None
-    secret: Annotated[str | None, Field(title="Secret")]
-    """
-    The whole secret. Shown only in this response: store it now. null in an idempotent replay of this request (`secretNote` says why): the secret is never stored.
-    """
-
-
-class ApiKeyRead(CorridorModel):
-    id: Annotated[str, Field(examples=["key_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
-    name: Annotated[str, Field(title="Name")]
-    scopes: Annotated[list[str], Field(title="Scopes")]
-    prefix: Annotated[str, Field(examples=["sk_sandbox_Ab3dE9"], title="Prefix")]
-    """
-    The visible start of the secret
-    """
-    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
-    revoked_at: Annotated[str | None, Field(alias="revokedAt", title="Revokedat")] = None
 
 
 class ApprovalDecision(StrEnum):
@@ -798,6 +686,13 @@ class Confirmation(CorridorModel):
         extra="forbid",
     )
     approved: Annotated[bool, Field(examples=[True], title="Approved")]
+
+
+class ConfirmationStatus(StrEnum):
+    pending = "PENDING"
+    approved = "APPROVED"
+    refused = "REFUSED"
+    expired = "EXPIRED"
 
 
 class ConsoleSessionCreate(CorridorModel):
@@ -1989,24 +1884,6 @@ class ListResponseAccountRead(CorridorModel):
     has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
 
 
-class ListResponseAgentKeyRead(CorridorModel):
-    data: Annotated[list[AgentKeyRead], Field(title="Data")]
-    next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
-    """
-    Pass as `cursor` for the next page
-    """
-    has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
-
-
-class ListResponseApiKeyRead(CorridorModel):
-    data: Annotated[list[ApiKeyRead], Field(title="Data")]
-    next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
-    """
-    Pass as `cursor` for the next page
-    """
-    has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
-
-
 class ListResponseBalanceTransactionRead(CorridorModel):
     data: Annotated[list[BalanceTransactionRead], Field(title="Data")]
     next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
@@ -2135,37 +2012,6 @@ class Kind1(StrEnum):
 
     standard = "STANDARD"
     platform = "PLATFORM"
-
-
-class OrganizationCreated(CorridorModel):
-    """
-    The new child organization, with its first key when `createApiKey` was true.
-    """
-
-    secret_note: Annotated[str | None, Field(alias="secretNote", title="Secretnote")] = None
-    """
-    Only in an idempotent replay (`Idempotent-Replayed: true`): the secret fields are null because a secret is shown once and never stored; this says what to do.
-    """
-    id: Annotated[str, Field(examples=["org_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
-    name: Annotated[str, Field(title="Name")]
-    kind: Annotated[Kind1, Field(title="Kind")]
-    """
-    PLATFORM: its API sessions must be bound to a customer (spec 5.7)
-    """
-    parent_id: Annotated[str | None, Field(alias="parentId", title="Parentid")]
-    """
-    The organization that created this one
-    """
-    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
-    updated_at: Annotated[str, Field(alias="updatedAt", title="Updatedat")]
-    api_key: Annotated[ApiKeyRead | None, Field(alias="apiKey")] = None
-    """
-    The child's first key, unrestricted (scopes ["*"])
-    """
-    api_key_secret: Annotated[str | None, Field(alias="apiKeySecret", title="Apikeysecret")] = None
-    """
-    That key's whole secret, shown only in this answer: store it now
-    """
 
 
 class OrganizationRead(CorridorModel):
@@ -2755,6 +2601,46 @@ class SecretRotated(CorridorModel):
     """
 
 
+class SigningKeyCreate(CorridorModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    public_key_jwk: Annotated[dict[str, Any], Field(alias="publicKeyJwk", title="Publickeyjwk")]
+    """
+    An Ed25519 (kty OKP) or ECDSA P-256 (kty EC) public JSON Web Key
+    """
+
+
+class SigningKeyRead(CorridorModel):
+    id: Annotated[str, Field(examples=["sgk_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    agent_id: Annotated[
+        str,
+        Field(
+            alias="agentId",
+            examples=["agt_01jd3x0p6x9e3k2v1m8q4r7s5t"],
+            title="Agentid",
+        ),
+    ]
+    key_id: Annotated[
+        str,
+        Field(
+            alias="keyId",
+            examples=["kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k"],
+            title="Keyid",
+        ),
+    ]
+    """
+    The keyid a signature names: the key's RFC 7638 thumbprint
+    """
+    algorithm: Annotated[str, Field(examples=["ed25519"], title="Algorithm")]
+    """
+    ed25519 or ecdsa-p256-sha256
+    """
+    public_key_jwk: Annotated[dict[str, Any], Field(alias="publicKeyJwk", title="Publickeyjwk")]
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+    revoked_at: Annotated[str | None, Field(alias="revokedAt", title="Revokedat")] = None
+
+
 class Currency6(Enum):
     aed = "AED"
     ars = "ARS"
@@ -3021,6 +2907,79 @@ class TermsOfServiceRead(CorridorModel):
 class ThreadStatus(StrEnum):
     active = "active"
     archived = "archived"
+
+
+class ToolConfirmation(StrEnum):
+    """
+    When a write tool called with this credential waits for a person (API.md 9): every
+    write, only one past an agent's limits or mandate, or never.
+    """
+
+    always = "always"
+    over_limit = "over_limit"
+    never = "never"
+
+
+class ToolConfirmationDecision(CorridorModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    approved: Annotated[bool, Field(title="Approved")]
+    """
+    true approves the call, false refuses it
+    """
+
+
+class ToolConfirmationRead(CorridorModel):
+    id: Annotated[str, Field(examples=["tcf_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    origin: Annotated[str, Field(title="Origin")]
+    """
+    mcp (a client of /mcp) or assistant (a confirmation card)
+    """
+    tool: Annotated[str, Field(examples=["create_transfer"], title="Tool")]
+    arguments: Annotated[dict[str, Any], Field(title="Arguments")]
+    """
+    Exactly the arguments the call carries
+    """
+    arguments_sha256: Annotated[str, Field(alias="argumentsSha256", title="Argumentssha256")]
+    """
+    SHA-256 of the canonical JSON of tool and arguments
+    """
+    summary: Annotated[
+        str,
+        Field(
+            examples=["Send 25.00 USD from acc_… to Bob Builder (ext_…) by ACH"],
+            title="Summary",
+        ),
+    ]
+    effect: Annotated[str, Field(title="Effect")]
+    """
+    What the dry run says would happen: amounts, fees, payee
+    """
+    credential: Annotated[dict[str, Any], Field(title="Credential")]
+    """
+    The credential that called: kind, id (key_…, usr_…), agentId, customerId
+    """
+    status: ConfirmationStatus
+    decided_by: Annotated[str | None, Field(alias="decidedBy", title="Decidedby")] = None
+    """
+    Who decided (usr_… or key_…)
+    """
+    decided_via: Annotated[str | None, Field(alias="decidedVia", title="Decidedvia")] = None
+    """
+    console, api, mcp_form, mcp_elicitation or assistant
+    """
+    decided_at: Annotated[str | None, Field(alias="decidedAt", title="Decidedat")] = None
+    executed_at: Annotated[str | None, Field(alias="executedAt", title="Executedat")] = None
+    """
+    When the approved call ran (it runs at most once)
+    """
+    outcome: Annotated[dict[str, Any] | None, Field(title="Outcome")] = None
+    """
+    The call's result or error, once it ran
+    """
+    expires_at: Annotated[str | None, Field(alias="expiresAt", title="Expiresat")] = None
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
 
 
 class TransferCancel(CorridorModel):
@@ -3519,6 +3478,70 @@ class AgentApproval(CorridorModel):
     ] = None
 
 
+class AgentKeyCreated(CorridorModel):
+    secret_note: Annotated[str | None, Field(alias="secretNote", title="Secretnote")] = None
+    """
+    Only in an idempotent replay (`Idempotent-Replayed: true`): the secret fields are null because a secret is shown once and never stored; this says what to do.
+    """
+    id: Annotated[str, Field(examples=["key_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    agent_id: Annotated[
+        str,
+        Field(
+            alias="agentId",
+            examples=["agt_01jd3x0p6x9e3k2v1m8q4r7s5t"],
+            title="Agentid",
+        ),
+    ]
+    name: Annotated[str, Field(title="Name")]
+    scopes: Annotated[
+        list[str],
+        Field(
+            examples=[["accounts:read", "customers:read", "transfers:read"]],
+            title="Scopes",
+        ),
+    ]
+    prefix: Annotated[str, Field(examples=["sk_sandbox_agent_Ab3dE9"], title="Prefix")]
+    tool_confirmation: Annotated[ToolConfirmation, Field(alias="toolConfirmation")]
+    """
+    When its write tools (MCP) wait for a person: `never` unless an owner set `always` or `over_limit` (PATCH /v1/api-keys/{keyId})
+    """
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+    revoked_at: Annotated[str | None, Field(alias="revokedAt", title="Revokedat")] = None
+    last_used_at: Annotated[str | None, Field(alias="lastUsedAt", title="Lastusedat")] = None
+    secret: Annotated[str | None, Field(title="Secret")]
+    """
+    The whole secret. Shown only in this response: store it now. null in an idempotent replay of this request (`secretNote` says why): the secret is never stored.
+    """
+
+
+class AgentKeyRead(CorridorModel):
+    id: Annotated[str, Field(examples=["key_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    agent_id: Annotated[
+        str,
+        Field(
+            alias="agentId",
+            examples=["agt_01jd3x0p6x9e3k2v1m8q4r7s5t"],
+            title="Agentid",
+        ),
+    ]
+    name: Annotated[str, Field(title="Name")]
+    scopes: Annotated[
+        list[str],
+        Field(
+            examples=[["accounts:read", "customers:read", "transfers:read"]],
+            title="Scopes",
+        ),
+    ]
+    prefix: Annotated[str, Field(examples=["sk_sandbox_agent_Ab3dE9"], title="Prefix")]
+    tool_confirmation: Annotated[ToolConfirmation, Field(alias="toolConfirmation")]
+    """
+    When its write tools (MCP) wait for a person: `never` unless an owner set `always` or `over_limit` (PATCH /v1/api-keys/{keyId})
+    """
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+    revoked_at: Annotated[str | None, Field(alias="revokedAt", title="Revokedat")] = None
+    last_used_at: Annotated[str | None, Field(alias="lastUsedAt", title="Lastusedat")] = None
+
+
 class AgentRead(CorridorModel):
     id: Annotated[str, Field(examples=["agt_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
     organization_id: Annotated[str, Field(alias="organizationId", title="Organizationid")]
@@ -3573,6 +3596,84 @@ class AllowlistEntry(CorridorModel):
             title="Id",
         ),
     ]
+
+
+class ApiKeyCreate(CorridorModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    name: Annotated[
+        str,
+        Field(
+            examples=["Payouts backend"],
+            max_length=200,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Name",
+        ),
+    ]
+    scopes: Annotated[
+        list[Scope],
+        Field(
+            examples=[["*"], ["transfers:read", "transfers:write"]],
+            max_length=32,
+            title="Scopes",
+        ),
+    ]
+    tool_confirmation: Annotated[ToolConfirmation | None, Field(alias="toolConfirmation")] = None
+    """
+    When a write tool (MCP) called with this key waits for a person to confirm it: `always`, `over_limit` (only what would exceed its agent's limits or mandate) or `never`. Left out: always. Only an owner (console session or unrestricted key) may set a weaker policy.
+    """
+
+
+class ApiKeyCreated(CorridorModel):
+    secret_note: Annotated[str | None, Field(alias="secretNote", title="Secretnote")] = None
+    """
+    Only in an idempotent replay (`Idempotent-Replayed: true`): the secret fields are null because a secret is shown once and never stored; this says what to do.
+    """
+    id: Annotated[str, Field(examples=["key_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    name: Annotated[str, Field(title="Name")]
+    scopes: Annotated[list[str], Field(title="Scopes")]
+    prefix: Annotated[str, Field(examples=["sk_sandbox_Ab3dE9"], title="Prefix")]
+    """
+    The visible start of the secret
+    """
+    tool_confirmation: Annotated[ToolConfirmation, Field(alias="toolConfirmation")]
+    """
+    When a write tool (MCP) called with this key waits for a person to confirm it: `always`, `over_limit` (only what would exceed its agent's limits or mandate) or `never`.
+    """
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+    revoked_at: Annotated[str | None, Field(alias="revokedAt", title="Revokedat")] = None
+    secret: Annotated[str | None, Field(title="Secret")]
+    """
+    The whole secret. Shown only in this response: store it now. null in an idempotent replay of this request (`secretNote` says why): the secret is never stored.
+    """
+
+
+class ApiKeyRead(CorridorModel):
+    id: Annotated[str, Field(examples=["key_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    name: Annotated[str, Field(title="Name")]
+    scopes: Annotated[list[str], Field(title="Scopes")]
+    prefix: Annotated[str, Field(examples=["sk_sandbox_Ab3dE9"], title="Prefix")]
+    """
+    The visible start of the secret
+    """
+    tool_confirmation: Annotated[ToolConfirmation, Field(alias="toolConfirmation")]
+    """
+    When a write tool (MCP) called with this key waits for a person to confirm it: `always`, `over_limit` (only what would exceed its agent's limits or mandate) or `never`.
+    """
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+    revoked_at: Annotated[str | None, Field(alias="revokedAt", title="Revokedat")] = None
+
+
+class ApiKeyUpdate(CorridorModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    tool_confirmation: Annotated[ToolConfirmation, Field(alias="toolConfirmation")]
+    """
+    When a write tool (MCP) called with this key waits for a person to confirm it: `always`, `over_limit` (only what would exceed its agent's limits or mandate) or `never`.
+    """
 
 
 class AssistantMessageRead(CorridorModel):
@@ -4858,8 +4959,26 @@ class IntentQuoteCreate(CorridorModel):
     confirm: Annotated[bool | None, Field(title="Confirm")] = False
 
 
+class ListResponseAgentKeyRead(CorridorModel):
+    data: Annotated[list[AgentKeyRead], Field(title="Data")]
+    next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
+    """
+    Pass as `cursor` for the next page
+    """
+    has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
+
+
 class ListResponseAgentRead(CorridorModel):
     data: Annotated[list[AgentRead], Field(title="Data")]
+    next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
+    """
+    Pass as `cursor` for the next page
+    """
+    has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
+
+
+class ListResponseApiKeyRead(CorridorModel):
+    data: Annotated[list[ApiKeyRead], Field(title="Data")]
     next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
     """
     Pass as `cursor` for the next page
@@ -4939,6 +5058,24 @@ class ListResponseOrganizationRead(CorridorModel):
     has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
 
 
+class ListResponseSigningKeyRead(CorridorModel):
+    data: Annotated[list[SigningKeyRead], Field(title="Data")]
+    next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
+    """
+    Pass as `cursor` for the next page
+    """
+    has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
+
+
+class ListResponseToolConfirmationRead(CorridorModel):
+    data: Annotated[list[ToolConfirmationRead], Field(title="Data")]
+    next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
+    """
+    Pass as `cursor` for the next page
+    """
+    has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
+
+
 class ListResponseTransferRead(CorridorModel):
     data: Annotated[list[TransferRead], Field(title="Data")]
     next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
@@ -4993,6 +5130,37 @@ class MessageList(CorridorModel):
     done: Annotated[bool, Field(title="Done")]
     """
     True on the last page
+    """
+
+
+class OrganizationCreated(CorridorModel):
+    """
+    The new child organization, with its first key when `createApiKey` was true.
+    """
+
+    secret_note: Annotated[str | None, Field(alias="secretNote", title="Secretnote")] = None
+    """
+    Only in an idempotent replay (`Idempotent-Replayed: true`): the secret fields are null because a secret is shown once and never stored; this says what to do.
+    """
+    id: Annotated[str, Field(examples=["org_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    name: Annotated[str, Field(title="Name")]
+    kind: Annotated[Kind1, Field(title="Kind")]
+    """
+    PLATFORM: its API sessions must be bound to a customer (spec 5.7)
+    """
+    parent_id: Annotated[str | None, Field(alias="parentId", title="Parentid")]
+    """
+    The organization that created this one
+    """
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+    updated_at: Annotated[str, Field(alias="updatedAt", title="Updatedat")]
+    api_key: Annotated[ApiKeyRead | None, Field(alias="apiKey")] = None
+    """
+    The child's first key, unrestricted (scopes ["*"])
+    """
+    api_key_secret: Annotated[str | None, Field(alias="apiKeySecret", title="Apikeysecret")] = None
+    """
+    That key's whole secret, shown only in this answer: store it now
     """
 
 

@@ -8,7 +8,7 @@ from fastapi import Response
 
 from corridor.auth import service as auth_service
 from corridor.auth.schemas import ApiKeyCreate, ApiKeyRead
-from corridor.auth.scopes import KNOWN_SCOPES, UNRESTRICTED
+from corridor.auth.scopes import UNRESTRICTED, Scope
 from corridor.console.forms import parse_form, problems_by_field
 from corridor.console.layout import notice, page
 from corridor.console.listing import listing_of
@@ -20,7 +20,7 @@ router = console_router()
 
 # A checkbox per scope: `scope-<scope>` (a console form keeps one value per name).
 SCOPE_FIELD_PREFIX = "scope-"
-SCOPES = sorted(KNOWN_SCOPES, key=lambda scope: (scope.split(":")[0], scope))
+SCOPES = sorted(Scope, key=lambda scope: (scope.value.split(":")[0], scope.value))
 
 KEY_REVOKED = notice("key-revoked", "Key revoked: requests made with it are refused from now on.")
 

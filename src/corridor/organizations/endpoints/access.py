@@ -11,6 +11,7 @@ from corridor.auth.schemas import (
     ApiKeyCreate,
     ApiKeyCreated,
     ApiKeyRead,
+    ApiKeyUpdate,
     ConsoleSessionCreate,
     ConsoleSessionCreated,
     ConsoleSessionRead,
@@ -51,6 +52,7 @@ async def create_api_key(body: ApiKeyCreate, context: Context) -> Response:
         scopes=body.scopes,
         key_environment=context.settings.key_environment,
         now=context.now(),
+        tool_confirmation=body.tool_confirmation,
     )
     created = ApiKeyCreated.model_validate({**_key_read(key).model_dump(), "secret": secret})
     return await context.respond(created, status=201)
@@ -66,6 +68,18 @@ async def list_api_keys(
     secret is never shown again: only its `prefix`."""
     result = await service.list_api_keys(context.session, caller=context.caller, page=page)
     return ListResponse[ApiKeyRead].of(result, _key_read)
+
+
+@router.patch(
+    "/api-keys/{key_id}", response_model=ApiKeyRead, tags=["API keys"], summary="Update an API key"
+)
+async def update_api_key(key_id: str, body: ApiKeyUpdate, context: Context) -> Response:
+    """Set the key's `toolConfirmation` policy (organization and agent keys; owner only:
+    a console session or an unrestricted key)."""
+    key = await service.set_tool_confirmation(
+        context.session, caller=context.caller, key_id=key_id, policy=body.tool_confirmation
+    )
+    return await context.respond(_key_read(key))
 
 
 @router.delete(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from corridor.accounts import service as accounts
 from corridor.accounts.schemas import AccountRead, BalanceRead
+from corridor.auth.scopes import Scope
 from corridor.kit.schemas import CurrencyCode
 from corridor.tools.base import Tool, ToolContext, ToolInput, ToolKind
 from corridor.tools.catalog.common import AccountId, CustomerId, PagedInput
@@ -61,7 +62,7 @@ TOOLS: tuple[Tool, ...] = (
         input=ListAccounts,
         result=ListResult[AccountRead],
         kind=ToolKind.READ,
-        scope="accounts:read",
+        scope=Scope.ACCOUNTS_READ,
         handler=list_accounts,
     ),
     Tool(
@@ -74,7 +75,7 @@ TOOLS: tuple[Tool, ...] = (
         input=AccountInput,
         result=BalanceResult,
         kind=ToolKind.READ,
-        scope="accounts:read",
+        scope=Scope.ACCOUNTS_READ,
         handler=get_balance,
     ),
     Tool(
@@ -86,7 +87,7 @@ TOOLS: tuple[Tool, ...] = (
         input=AccountPage,
         result=ListResult[BalanceTransactionResult],
         kind=ToolKind.READ,
-        scope="accounts:read",
+        scope=Scope.ACCOUNTS_READ,
         handler=list_balance_transactions,
     ),
 )

@@ -11,6 +11,7 @@ from corridor.agents import approvals
 from corridor.agents import service as agents
 from corridor.agents.rules import ApprovalDecision
 from corridor.agents.schemas import AgentRead, AgentSpendRead, approval_reason_chars_max
+from corridor.auth.scopes import Scope
 from corridor.kit.schemas import MultiLineText
 from corridor.tools.base import Tool, ToolContext, ToolInput, ToolKind
 from corridor.tools.catalog.common import (
@@ -82,7 +83,7 @@ TOOLS: tuple[Tool, ...] = (
         input=ListAgents,
         result=ListResult[AgentResult],
         kind=ToolKind.READ,
-        scope="agents:manage",
+        scope=Scope.AGENTS_MANAGE,
         handler=list_agents,
         for_agent_keys=False,
     ),
@@ -96,7 +97,7 @@ TOOLS: tuple[Tool, ...] = (
         input=AgentInput,
         result=AgentSpendResult,
         kind=ToolKind.READ,
-        scope="agents:manage",
+        scope=Scope.AGENTS_MANAGE,
         handler=get_agent_spend,
         agent_key_reads_own=True,
     ),
@@ -111,7 +112,7 @@ TOOLS: tuple[Tool, ...] = (
         input=DecideAgentPayment,
         result=TransferResult,
         kind=ToolKind.WRITE,
-        scope="transfers:write",
+        scope=Scope.TRANSFERS_WRITE,
         handler=decide_agent_payment,
         for_agent_keys=False,
         for_platform_sessions=False,

@@ -3,6 +3,7 @@ session to it, spec 5.7)."""
 
 from __future__ import annotations
 
+from corridor.auth.scopes import Scope
 from corridor.customers import reading
 from corridor.customers import service as customers
 from corridor.customers.schemas.customer import BusinessCustomerCreate, CustomerRead
@@ -60,7 +61,7 @@ TOOLS: tuple[Tool, ...] = (
         input=ListCustomers,
         result=ListResult[CustomerRead],
         kind=ToolKind.READ,
-        scope="customers:read",
+        scope=Scope.CUSTOMERS_READ,
         handler=list_customers,
     ),
     Tool(
@@ -70,7 +71,7 @@ TOOLS: tuple[Tool, ...] = (
         input=GetCustomer,
         result=CustomerRead,
         kind=ToolKind.READ,
-        scope="customers:read",
+        scope=Scope.CUSTOMERS_READ,
         handler=get_customer,
     ),
     Tool(
@@ -84,7 +85,7 @@ TOOLS: tuple[Tool, ...] = (
         input=BusinessCustomerCreate,
         result=CustomerRead,
         kind=ToolKind.WRITE,
-        scope="customers:write",
+        scope=Scope.CUSTOMERS_WRITE,
         handler=create_business_customer,
         for_agent_keys=False,
         summarize=lambda args, _result: f"Create the business customer {args.legal_name!r}",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from corridor.auth.scopes import Scope
 from corridor.parties import service as parties
 from corridor.parties.rules import BeneficiaryType
 from corridor.parties.schemas import (
@@ -79,7 +80,7 @@ TOOLS: tuple[Tool, ...] = (
         input=ListCounterparties,
         result=ListResult[CounterpartyRead],
         kind=ToolKind.READ,
-        scope="counterparties:read",
+        scope=Scope.COUNTERPARTIES_READ,
         handler=list_counterparties,
     ),
     Tool(
@@ -92,7 +93,7 @@ TOOLS: tuple[Tool, ...] = (
         input=CounterpartyCreate,
         result=CounterpartyRead,
         kind=ToolKind.WRITE,
-        scope="counterparties:write",
+        scope=Scope.COUNTERPARTIES_WRITE,
         handler=create_counterparty,
         summarize=lambda args, _result: (
             f"Add {args.name!r} ({args.beneficiary_type.value.lower()}) as a payee of "
@@ -109,7 +110,7 @@ TOOLS: tuple[Tool, ...] = (
         input=ListExternalAccounts,
         result=ListResult[ExternalAccountRead],
         kind=ToolKind.READ,
-        scope="customers:read",
+        scope=Scope.CUSTOMERS_READ,
         handler=list_external_accounts,
     ),
     Tool(
@@ -123,7 +124,7 @@ TOOLS: tuple[Tool, ...] = (
         input=ExternalAccountCreate,
         result=ExternalAccountRead,
         kind=ToolKind.WRITE,
-        scope="customers:write",
+        scope=Scope.CUSTOMERS_WRITE,
         handler=create_external_account,
         summarize=lambda args, _result: (
             f"Add a {args.currency} bank account of {args.account_holder_name!r} in "

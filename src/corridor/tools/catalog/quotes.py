@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from corridor.auth.scopes import Scope
 from corridor.kit.schemas import CurrencyCode
 from corridor.quotes import service as quotes
 from corridor.quotes.schemas import QuoteCreate, QuoteRead, QuoteSide
@@ -55,7 +56,7 @@ TOOLS: tuple[Tool, ...] = (
         input=CreateQuote,
         result=QuoteResult,
         kind=ToolKind.WRITE,
-        scope="transfers:write",
+        scope=Scope.TRANSFERS_WRITE,
         handler=create_quote,
         summarize=lambda args, _result: (
             f"Quote {args.amount} {args.currency} from {args.source.currency} to "

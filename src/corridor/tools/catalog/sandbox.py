@@ -7,6 +7,7 @@ from pydantic import Field
 
 from corridor.accounts import service as accounts
 from corridor.accounts.schemas import BalanceRead
+from corridor.auth.scopes import Scope
 from corridor.customers import service as customers
 from corridor.customers.schemas.customer import CustomerRead
 from corridor.customers.states import CustomerStatus
@@ -86,7 +87,7 @@ TOOLS: tuple[Tool, ...] = (
         input=ApproveCustomer,
         result=CustomerRead,
         kind=ToolKind.WRITE,
-        scope="sandbox:write",
+        scope=Scope.SANDBOX_WRITE,
         handler=sandbox_approve_customer,
         sandbox_only=True,
         for_platform_sessions=False,
@@ -103,7 +104,7 @@ TOOLS: tuple[Tool, ...] = (
         input=FundAccount,
         result=BalanceResult,
         kind=ToolKind.WRITE,
-        scope="sandbox:write",
+        scope=Scope.SANDBOX_WRITE,
         handler=sandbox_fund_account,
         sandbox_only=True,
         for_platform_sessions=False,
@@ -119,7 +120,7 @@ TOOLS: tuple[Tool, ...] = (
         input=CompleteTransfer,
         result=TransferResult,
         kind=ToolKind.WRITE,
-        scope="sandbox:write",
+        scope=Scope.SANDBOX_WRITE,
         handler=sandbox_complete_transfer,
         sandbox_only=True,
         for_platform_sessions=False,

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from pydantic import Field, StrictBool, StrictStr
 
 from corridor.accounts import service as accounts
+from corridor.auth.scopes import Scope
 from corridor.kit.errors import ValidationFailed
 from corridor.kit.schemas import CurrencyCode, MultiLineText
 from corridor.tools.amounts import DecimalString, minor_units_of
@@ -262,7 +263,7 @@ TOOLS: tuple[Tool, ...] = (
         input=ListTransfers,
         result=ListResult[TransferResult],
         kind=ToolKind.READ,
-        scope="transfers:read",
+        scope=Scope.TRANSFERS_READ,
         handler=list_transfers,
     ),
     Tool(
@@ -272,7 +273,7 @@ TOOLS: tuple[Tool, ...] = (
         input=TransferInput,
         result=TransferResult,
         kind=ToolKind.READ,
-        scope="transfers:read",
+        scope=Scope.TRANSFERS_READ,
         handler=get_transfer,
     ),
     Tool(
@@ -287,7 +288,7 @@ TOOLS: tuple[Tool, ...] = (
         input=CreateTransfer,
         result=TransferResult,
         kind=ToolKind.WRITE,
-        scope="transfers:write",
+        scope=Scope.TRANSFERS_WRITE,
         handler=create_transfer,
         destructive=True,
         summarize=_summarize_create,
@@ -302,7 +303,7 @@ TOOLS: tuple[Tool, ...] = (
         input=UpdateTransfer,
         result=TransferResult,
         kind=ToolKind.WRITE,
-        scope="transfers:write",
+        scope=Scope.TRANSFERS_WRITE,
         handler=update_transfer,
         idempotent=True,
         summarize=lambda args, _result: f"Update draft transfer {args.transfer_id}",
@@ -317,7 +318,7 @@ TOOLS: tuple[Tool, ...] = (
         input=TransferInput,
         result=TransferResult,
         kind=ToolKind.WRITE,
-        scope="transfers:write",
+        scope=Scope.TRANSFERS_WRITE,
         handler=submit_transfer,
         destructive=True,
         summarize=_summarize_submit,
@@ -329,7 +330,7 @@ TOOLS: tuple[Tool, ...] = (
         input=CancelTransfer,
         result=TransferResult,
         kind=ToolKind.WRITE,
-        scope="transfers:write",
+        scope=Scope.TRANSFERS_WRITE,
         handler=cancel_transfer,
         destructive=True,
         summarize=lambda args, _result: f"Cancel transfer {args.transfer_id}",

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from pydantic import Field, StrictStr
 
+from corridor.auth.scopes import Scope
 from corridor.tools.base import Tool, ToolContext, ToolInput, ToolKind
 from corridor.tools.catalog.common import Identifier
 from corridor.webhooks import history
@@ -61,7 +62,7 @@ TOOLS: tuple[Tool, ...] = (
         input=ListMessages,
         result=MessageList,
         kind=ToolKind.READ,
-        scope="webhooks:manage",
+        scope=Scope.WEBHOOKS_MANAGE,
         handler=list_webhook_messages,
         for_agent_keys=False,
     ),

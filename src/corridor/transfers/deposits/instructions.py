@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.accounts import service as accounts
 from corridor.auth.callers import Caller
+from corridor.auth.scopes import Scope
 from corridor.kit.ids import new_id
 from corridor.kit.money import amount_object
 from corridor.kit.pagination import Page, PageRequest, fetch_page
@@ -214,7 +215,7 @@ def new_virtual_bank_account(
 async def virtual_accounts(
     session: AsyncSession, *, caller: Caller, account_id: str, page: PageRequest
 ) -> Page[VirtualAccount]:
-    caller.require_scope("accounts:read")
+    caller.require_scope(Scope.ACCOUNTS_READ)
     account = await accounts.get_account(session, caller=caller, account_id=account_id)
     statement = repository.virtual_accounts_of_balance(account.id)
     return await fetch_page(session, statement, VirtualAccount.id, page)

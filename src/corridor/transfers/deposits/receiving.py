@@ -14,6 +14,7 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
+from corridor.auth.scopes import Scope
 from corridor.customers import service as customers
 from corridor.kit.errors import NotFound, ValidationFailed
 from corridor.kit.ids import new_id
@@ -126,7 +127,7 @@ async def receive_deposit(
     now: datetime,
 ) -> Deposit:
     """A deposit arrives (the sandbox stands in for the bank or chain)."""
-    caller.require_scope("sandbox:write")
+    caller.require_scope(Scope.SANDBOX_WRITE)
     caller.require_customer_binding()
     if amount <= 0:
         raise ValidationFailed("amount.value", "must be greater than zero")
@@ -206,7 +207,7 @@ async def _book_unmatched(session: AsyncSession, *, deposit: Deposit, now: datet
 async def unmatched_deposits(
     session: AsyncSession, *, caller: Caller, customer_id: str, page: PageRequest
 ) -> Page[Deposit]:
-    caller.require_scope("transfers:read")
+    caller.require_scope(Scope.TRANSFERS_READ)
     customer = await customers.get_customer(session, caller=caller, customer_id=customer_id)
     statement = repository.unmatched_deposits(
         organization_id=caller.organization_id, customer_id=customer.id

@@ -11,6 +11,7 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
+from corridor.auth.scopes import Scope
 from corridor.kit.errors import NotFound
 from corridor.transfers import lifecycle, repository
 from corridor.transfers.deposits import receiving as deposits
@@ -20,7 +21,7 @@ from corridor.transfers.lifecycle import TransferWithLegs
 from corridor.transfers.returns import returns
 from corridor.transfers.rules.states import LegStatus, TransferStatus, is_terminal
 
-WRITE_SCOPE = "sandbox:write"
+WRITE_SCOPE = Scope.SANDBOX_WRITE
 steps_per_leg_max = 4
 S = TransferStatus
 

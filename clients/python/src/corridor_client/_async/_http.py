@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from corridor_client import _calls
 from corridor_client._calls import Call
 from corridor_client._retries import Retries, RetryPolicy
+from corridor_client._signing import RequestSigner
 from corridor_client.errors import (
     APIConnectionError,
     CorridorError,
@@ -38,8 +39,10 @@ class AsyncTransport:
         retry_policy: RetryPolicy,
         http_client: httpx.AsyncClient | None,
         headers: Mapping[str, str] | None,
+        signing_key: Any = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        self._signer = RequestSigner(signing_key) if signing_key is not None else None
         self.retry_policy = retry_policy
         self._owns_http_client = http_client is None
         self._http = http_client or httpx.AsyncClient(timeout=timeout_s)
@@ -59,13 +62,16 @@ class AsyncTransport:
         retries = Retries(self.retry_policy)
         while True:
             try:
-                response = await self._http.request(
+                request = self._http.build_request(
                     call.method,
                     self.base_url + call.path,
                     params=call.query,
                     json=call.body,
                     headers=headers,
                 )
+                if self._signer is not None:
+                    self._signer.sign(request)  # each attempt: a new nonce and created
+                response = await self._http.send(request)
             except httpx.TransportError as error:
                 wait_s = retries.wait_after_error(call, error)
                 if wait_s is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from types import TracebackType
+from typing import Any
 
 import httpx
 
@@ -55,7 +56,11 @@ class AsyncCorridor:
         retry_policy: RetryPolicy | None = None,
         headers: Mapping[str, str] | None = None,
         http_client: httpx.AsyncClient | None = None,
+        signing_key: Any = None,
     ) -> None:
+        """`signing_key`: an agent's Ed25519 or ECDSA P-256 private key (a cryptography key
+        object or PEM); every request is then signed (RFC 9421) for an agent whose owner
+        bound the public key (`corridor_client.public_jwk(key)`)."""
         self._transport = AsyncTransport(
             api_key=api_key or os.environ.get("CORRIDOR_API_KEY"),
             base_url=base_url or os.environ.get("CORRIDOR_BASE_URL") or DEFAULT_BASE_URL,
@@ -63,6 +68,7 @@ class AsyncCorridor:
             retry_policy=retry_policy or RetryPolicy(),
             http_client=http_client,
             headers=headers,
+            signing_key=signing_key,
         )
         transport = self._transport
         self.organizations = AsyncOrganizations(transport)

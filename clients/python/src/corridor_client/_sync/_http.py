@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from corridor_client import _calls
 from corridor_client._calls import Call
 from corridor_client._retries import Retries, RetryPolicy
+from corridor_client._signing import RequestSigner
 from corridor_client.errors import (
     APIConnectionError,
     CorridorError,
@@ -40,8 +41,10 @@ class Transport:
         retry_policy: RetryPolicy,
         http_client: httpx.Client | None,
         headers: Mapping[str, str] | None,
+        signing_key: Any = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        self._signer = RequestSigner(signing_key) if signing_key is not None else None
         self.retry_policy = retry_policy
         self._owns_http_client = http_client is None
         self._http = http_client or httpx.Client(timeout=timeout_s)
@@ -61,13 +64,16 @@ class Transport:
         retries = Retries(self.retry_policy)
         while True:
             try:
-                response = self._http.request(
+                request = self._http.build_request(
                     call.method,
                     self.base_url + call.path,
                     params=call.query,
                     json=call.body,
                     headers=headers,
                 )
+                if self._signer is not None:
+                    self._signer.sign(request)  # each attempt: a new nonce and created
+                response = self._http.send(request)
             except httpx.TransportError as error:
                 wait_s = retries.wait_after_error(call, error)
                 if wait_s is None:

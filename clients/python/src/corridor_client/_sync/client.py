@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from types import TracebackType
+from typing import Any
 
 import httpx
 
@@ -57,7 +58,11 @@ class Corridor:
         retry_policy: RetryPolicy | None = None,
         headers: Mapping[str, str] | None = None,
         http_client: httpx.Client | None = None,
+        signing_key: Any = None,
     ) -> None:
+        """`signing_key`: an agent's Ed25519 or ECDSA P-256 private key (a cryptography key
+        object or PEM); every request is then signed (RFC 9421) for an agent whose owner
+        bound the public key (`corridor_client.public_jwk(key)`)."""
         self._transport = Transport(
             api_key=api_key or os.environ.get("CORRIDOR_API_KEY"),
             base_url=base_url or os.environ.get("CORRIDOR_BASE_URL") or DEFAULT_BASE_URL,
@@ -65,6 +70,7 @@ class Corridor:
             retry_policy=retry_policy or RetryPolicy(),
             http_client=http_client,
             headers=headers,
+            signing_key=signing_key,
         )
         transport = self._transport
         self.organizations = Organizations(transport)

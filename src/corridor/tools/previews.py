@@ -1,11 +1,38 @@
-"""What a person reads before confirming a write: the outcome of its dry run."""
+"""What a person reads before confirming a write: a summary and the outcome of its dry run
+(the assistant's cards and the MCP server's confirmations show the same)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pydantic import BaseModel
 
-from corridor.tools.base import ToolError
+from corridor.auth.callers import Caller
+from corridor.tools.base import Tool, ToolError
+from corridor.tools.registry import ToolEnvironment, dry_run
 from corridor.tools.results import BalanceResult, QuoteResult, TransferResult
+
+
+@dataclass(frozen=True, slots=True)
+class Preview:
+    summary: str
+    effect: str
+    # The dry run's refusal, when it would be refused (its code says why).
+    refusal: ToolError | None
+
+
+async def preview(
+    environment: ToolEnvironment, caller: Caller, tool: Tool, parsed: BaseModel
+) -> Preview:
+    """A summary and what would happen, computed by the real services in a transaction
+    that is rolled back."""
+    try:
+        result: BaseModel | None = await dry_run(environment, caller, tool, parsed)
+        refusal = None
+    except ToolError as error:
+        result, refusal = None, error
+    summary = tool.summarize(parsed, result) if tool.summarize else tool.title
+    return Preview(summary, preview_text(result, refusal), refusal)
 
 
 def preview_text(result: BaseModel | None, refusal: ToolError | None) -> str:

@@ -4,6 +4,7 @@ from corridor.models import (  # noqa: F401  (register their tables)
     assistant,
     document,
     mcp,
+    operations,
     party,
     transfer,
     webhook,

@@ -20,8 +20,8 @@ from typing import Any, TypeVar, cast
 
 from sqlalchemy import Executable, Select, String, event, select
 from sqlalchemy.engine import CursorResult
-from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.engine.interfaces import PoolProxiedConnection
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -33,10 +33,10 @@ from sqlalchemy.pool import AsyncAdaptedQueuePool
 from sqlalchemy.sql.functions import FunctionElement
 from sqlalchemy.util.concurrency import greenlet_spawn
 
+from corridor.kit import metrics
 from corridor.kit.errors import NotFound
 from corridor.kit.group_commit import GroupCommit
 from corridor.kit.ids import looks_like_id
-from corridor.kit import metrics
 from corridor.kit.lending import HeldConnections
 from corridor.kit.replica import Replica
 
@@ -87,9 +87,7 @@ class _MeteredPool(AsyncAdaptedQueuePool):
             metrics.DB_POOL_TIMEOUTS.labels(self.metrics_label).inc()
             raise
         finally:
-            metrics.DB_POOL_WAIT.labels(self.metrics_label).observe(
-                time.perf_counter() - started
-            )
+            metrics.DB_POOL_WAIT.labels(self.metrics_label).observe(time.perf_counter() - started)
 
 
 _pool_classes: dict[str, type[_MeteredPool]] = {}
@@ -111,11 +109,11 @@ def _meter(engine: AsyncEngine, label: str, *, connections_max: int) -> None:
     pool = engine.sync_engine.pool
 
     def lent(*_: Any) -> None:
-        in_use.set(engine.sync_engine.pool.checkedout())
+        in_use.set(cast("_MeteredPool", engine.sync_engine.pool).checkedout())
 
     def returned(*_: Any) -> None:
         # Called just before the connection is back in the pool.
-        in_use.set(max(0, engine.sync_engine.pool.checkedout() - 1))
+        in_use.set(max(0, cast("_MeteredPool", engine.sync_engine.pool).checkedout() - 1))
 
     event.listen(pool, "checkout", lent)
     event.listen(pool, "checkin", returned)

@@ -14,12 +14,14 @@ currencies, outcomes, queue and task names, all from small fixed sets (`bounded`
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from prometheus_client import CONTENT_TYPE_LATEST as CONTENT_TYPE
 from prometheus_client import (
     REGISTRY,
     CollectorRegistry,
@@ -28,8 +30,8 @@ from prometheus_client import (
     Histogram,
     generate_latest,
     multiprocess,
+    start_http_server,
 )
-from prometheus_client import CONTENT_TYPE_LATEST as CONTENT_TYPE
 from sqlalchemy import event
 from sqlalchemy.orm import Session
 
@@ -128,9 +130,7 @@ TRANSFERS_REVERSED = Counter(
     "Transfers reversed (a returned payout, a refund), by payout rail and flow",
     ["rail", "flow"],
 )
-LEDGER_ENTRIES = Counter(
-    "corridor_ledger_entries", "Journal entries committed, by kind", ["kind"]
-)
+LEDGER_ENTRIES = Counter("corridor_ledger_entries", "Journal entries committed, by kind", ["kind"])
 LEDGER_POSTINGS = Counter(
     "corridor_ledger_postings",
     "Ledger postings committed, by entry kind and currency",
@@ -323,13 +323,37 @@ def process_exiting() -> None:
         multiprocess.mark_process_dead(os.getpid(), str(directory))
 
 
+class _EveryProcess(multiprocess.MultiProcessCollector):
+    """The values of every process sharing the folder, once the dead ones' gauges went."""
+
+    def collect(self) -> Any:
+        forget_dead_processes()
+        return super().collect()
+
+
+def _registry() -> CollectorRegistry:
+    directory = multiprocess_directory()
+    if directory is None:
+        return REGISTRY
+    registry = CollectorRegistry()
+    _EveryProcess(registry, path=str(directory))
+    return registry
+
+
 def render() -> bytes:
     """The text of `GET /metrics`: this process's values, or every process's when they
     share a multiprocess folder."""
-    directory = multiprocess_directory()
-    if directory is None:
-        return generate_latest(REGISTRY)
-    forget_dead_processes()
-    registry = CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry, path=str(directory))
-    return generate_latest(registry)
+    return generate_latest(_registry())
+
+
+def serve_on_port(host: str, port: int) -> bool:
+    """Serve the metrics (any path) on a port of their own, from a thread of this process
+    (prometheus-client's server). False when another process of this machine serves
+    that port already: with a shared multiprocess folder, its answer is the same."""
+    try:
+        start_http_server(port, addr=host, registry=_registry())
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            return False
+        raise
+    return True

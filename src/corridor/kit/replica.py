@@ -88,7 +88,7 @@ class Replica:
     def _lag(self, replayed: int | None) -> float:
         if replayed is None:
             return 0.0
-        newest_t, newest_position = self._samples[-1]
+        _, newest_position = self._samples[-1]
         if replayed >= newest_position:
             return 0.0
         now = self._clock()

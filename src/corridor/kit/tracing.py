@@ -19,7 +19,7 @@ trace of the request that asked for it in the same way. Log lines carry `trace_i
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -194,7 +194,9 @@ def span(
 
 def set_attributes(current: Span | None, **attributes: Any) -> None:
     if current is not None:
-        current.set_attributes({key: value for key, value in attributes.items() if value is not None})
+        current.set_attributes(
+            {key: value for key, value in attributes.items() if value is not None}
+        )
 
 
 def mark_failed(current: Span | None, description: str) -> None:
@@ -208,7 +210,9 @@ def mark_failed(current: Span | None, description: str) -> None:
 # --- Logs ----------------------------------------------------------------------------------
 
 
-def add_trace_ids(_logger: Any, _method: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+def add_trace_ids(
+    _logger: Any, _method: str, event_dict: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
     """structlog processor: `trace_id` and `span_id` of the current span, when traces are
     on and a span is current."""
     if _state.tracer is None:

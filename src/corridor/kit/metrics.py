@@ -150,8 +150,8 @@ AGENT_DECISIONS = Counter(
 
 WEBHOOK_ATTEMPTS = Counter(
     "corridor_webhook_attempts",
-    "Delivery attempts, by outcome (success, failure, gone) and answer class (2xx, 4xx, "
-    "5xx, none: no HTTP answer)",
+    "Delivery attempts, by outcome (success; retry: a failure to try again; gone: 410) "
+    "and answer class (2xx, 3xx, 4xx, 5xx, none: no HTTP answer)",
     ["outcome", "status_class"],
 )
 WEBHOOK_ATTEMPT_DURATION = Histogram(
@@ -162,8 +162,8 @@ WEBHOOK_ATTEMPT_DURATION = Histogram(
 )
 WEBHOOK_DELIVERIES = Counter(
     "corridor_webhook_deliveries_finished",
-    "Deliveries that ended, by status (succeeded, failed: retries exhausted or endpoint "
-    "disabled, canceled)",
+    "Deliveries that ended, by status (success; fail: retries exhausted or the endpoint "
+    "gone or disabled; canceled: the endpoint disabled or deleted)",
     ["status"],
 )
 WEBHOOK_OLDEST_UNDELIVERED = Gauge(
@@ -248,6 +248,59 @@ _ID = re.compile(r"[a-z]+_[0-9A-HJKMNP-TV-Z]{26}")
 
 def _looks_like_id(text: str) -> bool:
     return _ID.search(text) is not None
+
+
+# --- The outbox's events (counted by the dispatcher as it fans them out) --------------------
+
+_TRANSFER_EVENTS = {
+    "transfer.created": TRANSFERS_CREATED,
+    "transfer.completed": TRANSFERS_COMPLETED,
+    "transfer.failed": TRANSFERS_FAILED,
+    "transfer.cancelled": TRANSFERS_CANCELLED,
+    "transfer.reversed": TRANSFERS_REVERSED,
+}
+# A transfer leaves DRAFT for one of these; PENDING is reached again after an
+# authorization or a review, which the event's transfer then carries.
+_SUBMITTED_EVENTS = frozenset(
+    {"transfer.pending", "transfer.in_review", "transfer.pending_authorization"}
+)
+
+
+def transfer_counter(event_type: str, data: Any) -> tuple[Counter, str, str] | None:
+    """The transfer counter an outbox event moves, with its rail and flow labels; None
+    for any other event. Every committed event is fanned out exactly once, the express
+    create+submit's and the workers' alike, so counting there counts each change once."""
+    counter = _TRANSFER_EVENTS.get(event_type)
+    if counter is None and event_type in _SUBMITTED_EVENTS:
+        if not isinstance(data, dict) or data.get("authorization") or data.get("review"):
+            return None
+        counter = TRANSFERS_SUBMITTED
+    if counter is None or not isinstance(data, dict):
+        return None
+    destination = data.get("destination")
+    rail = None
+    if isinstance(destination, dict):
+        rail = destination.get("paymentRail") or destination.get("payment_rail")
+    return counter, bounded(rail), bounded(data.get("flow"))
+
+
+def count_outbox_events(events: Iterable[tuple[str, Any]]) -> None:
+    for event_type, data in events:
+        found = transfer_counter(event_type, data)
+        if found is not None:
+            counter, rail, flow = found
+            counter.labels(rail, flow).inc()
+
+
+def observe_all(histogram: Any, values: Iterable[float]) -> Callable[[], None]:
+    """What observes each of `values` in `histogram` (a child), for `after_commit`."""
+    kept = list(values)
+
+    def observe() -> None:
+        for value in kept:
+            histogram.observe(value)
+
+    return observe
 
 
 # --- Counting what commits ------------------------------------------------------------------

@@ -243,7 +243,7 @@ def bounded(value: Any, allowed: Iterable[str] | None = None) -> str:
     return text if _LABEL_TEXT.match(text) and not _looks_like_id(text) else OTHER
 
 
-_ID = re.compile(r"[a-z]+_[0-9A-HJKMNP-TV-Z]{26}")
+_ID = re.compile(r"[a-z]+_[0-9a-hjkmnp-tv-z]{26}", re.IGNORECASE)
 
 
 def _looks_like_id(text: str) -> bool:

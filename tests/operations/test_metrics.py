@@ -37,9 +37,9 @@ async def test_counters_move_as_requests_are_made_and_work_is_done(
     assert [answer.status_code for answer in created] == [201, 201], created[0].text
     shown = await tenant.client.get(f"/v1/transfers/{created[0].json()['id']}")
     assert shown.status_code == 200
-    assert (await tenant.client.get(f"/v1/no-such-thing/{created[0].json()['id']}")).status_code == (
-        404
-    )
+    assert (
+        await tenant.client.get(f"/v1/no-such-thing/{created[0].json()['id']}")
+    ).status_code == (404)
     attempts = await deliver(app)
     assert attempts >= 4  # transfer.created and transfer.pending of each, at least
     after = await scrape(anonymous)
@@ -81,9 +81,11 @@ async def test_ledger_postings_are_counted_once_committed(app, tenant, anonymous
     assert value(after, "corridor_ledger_entries_total") > value(
         before, "corridor_ledger_entries_total"
     )
-    assert value(after, "corridor_ledger_postings_total", currency="USD") - value(
-        before, "corridor_ledger_postings_total", currency="USD"
-    ) >= 2
+    assert (
+        value(after, "corridor_ledger_postings_total", currency="USD")
+        - value(before, "corridor_ledger_postings_total", currency="USD")
+        >= 2
+    )
 
 
 async def test_agent_decisions_are_counted_by_outcome_and_code(app, tenant, anonymous, clock):
@@ -100,7 +102,10 @@ async def test_agent_decisions_are_counted_by_outcome_and_code(app, tenant, anon
     after = await scrape(anonymous)
     code = denied.json()["denial"]["code"]
     decisions = "corridor_agent_decisions_total"
-    assert value(after, decisions, outcome="allowed") - value(before, decisions, outcome="allowed") == 1
+    assert (
+        value(after, decisions, outcome="allowed") - value(before, decisions, outcome="allowed")
+        == 1
+    )
     assert (
         value(after, decisions, outcome="denied", code=code)
         - value(before, decisions, outcome="denied", code=code)

@@ -13,7 +13,7 @@ from corridor.kit import metrics
 from corridor.kit.db import Database
 from tests.agents.conftest import make_owner, submit_new
 from tests.conftest import assert_error, built_app, client_for
-from tests.operations.support import labels_holding_ids, payer, value
+from tests.operations.support import labels_holding_ids, payer, samples, value
 from tests.webhooks.support import create_endpoint, deliver
 
 
@@ -67,6 +67,10 @@ async def test_counters_move_as_requests_are_made_and_work_is_done(
     assert moved("corridor_worker_claim_delay_seconds_count", queue="webhook") == attempts
     assert value(after, "corridor_db_pool_connections_max", database="primary") >= 1
     assert value(after, "corridor_db_pool_wait_seconds_count", database="primary") >= 1
+    # Routes of included routers carry their prefix; nothing is an unlabelled path.
+    routes = {labels["route"] for name, labels, _ in samples(after) if "route" in labels}
+    assert "/v1/terms-of-service/acceptances" in routes
+    assert all(route.startswith("/") or route == "unmatched" for route in routes)
     assert labels_holding_ids(after) == []
     # The ids used are nowhere in the answer.
     for answer in created:

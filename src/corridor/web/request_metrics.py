@@ -23,25 +23,47 @@ CLIENT_LEFT = 499
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
+class _RouteIndex:
+    """Each route's full template (an included router's prefix with it), by the route the
+    router puts in the scope; and the templates without parameters."""
+
+    def __init__(self, routes: list[BaseRoute]) -> None:
+        self.templates: dict[int, str] = {}
+        for route, path in _routes_with_paths(routes):
+            self.templates.setdefault(id(route), path)
+        self.static = frozenset(path for path in self.templates.values() if "{" not in path)
+
+
+def _routes_with_paths(routes: list[BaseRoute]) -> list[tuple[Any, str]]:
+    """(route, full path) of every route, those of included routers too."""
+    try:
+        from fastapi.routing import iter_route_contexts
+    except ImportError:  # FastAPI before 0.137.2: the routes are already flat
+        return [
+            (route, route.path) for route in routes if isinstance(getattr(route, "path", None), str)
+        ]
+    return [
+        (context.original_route, context.path)
+        for context in iter_route_contexts(routes)
+        if isinstance(context.path, str)
+    ]
+
+
 class RequestMetrics:
     def __init__(self, app: ASGIApp, *, routes: list[BaseRoute]) -> None:
         self.app = app
         self._routes = routes
-        self._static: frozenset[str] | None = None
-
-    def _static_paths(self) -> frozenset[str]:
-        """The routes' paths that have no parameters (read once the app is complete)."""
-        if self._static is None:
-            paths = (getattr(route, "path", None) for route in self._routes)
-            self._static = frozenset(p for p in paths if isinstance(p, str) and "{" not in p)
-        return self._static
+        self._index: _RouteIndex | None = None
 
     def _route_of(self, scope: Scope) -> str:
+        if self._index is None:  # once the app is complete: at its first request
+            self._index = _RouteIndex(self._routes)
         route: Any = scope.get("route")
-        path = getattr(route, "path", None)
-        if isinstance(path, str):
-            return path
-        if scope["path"] in self._static_paths():
+        if route is not None:
+            template = self._index.templates.get(id(route))
+            if template is not None:
+                return template
+        if scope["path"] in self._index.static:
             return scope["path"]
         return UNMATCHED
 

@@ -165,6 +165,7 @@ def test_a_label_value_is_never_an_id_or_free_text():
     ],
 )
 async def test_who_may_read_metrics_on_the_api_port(database_url, settings, authorization, status):
+    settings = dict(settings)
     env = settings.pop("env")
     async with built_app(database_url, env, **settings) as application:
         headers = {"Authorization": authorization} if authorization else {}

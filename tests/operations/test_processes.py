@@ -59,7 +59,9 @@ def _server_processes(live: LiveServer) -> tuple[int, list[int], list[int]]:
     )
     children = [pid for pid, (parent, _) in everything.items() if parent == server]
     workers = [pid for pid in children if "corridor worker" in everything[pid][1]]
-    api = [pid for pid in children if pid not in workers and "multiprocessing" in everything[pid][1]]
+    api = [
+        pid for pid in children if pid not in workers and "multiprocessing" in everything[pid][1]
+    ]
     return server, api, workers
 
 
@@ -112,13 +114,21 @@ async def _one_view(live: LiveServer, receiver: Receiver) -> None:
     # Whichever process answers (a new connection each time), the totals are everyone's.
     for _ in range(6):
         text = await _scrape(live)
-        assert value(
-            text, "corridor_http_requests_total", method="POST", route="/v1/transfers", status="201"
-        ) == 20
+        assert (
+            value(
+                text,
+                "corridor_http_requests_total",
+                method="POST",
+                route="/v1/transfers",
+                status="201",
+            )
+            == 20
+        )
         assert value(text, "corridor_transfers_created_total", rail="ACH") == 20
         assert value(text, "corridor_worker_heartbeat_timestamp_seconds") > 0
         assert labels_holding_ids(text) == []
-    ready = httpx.get(f"{live.base_url}/v1/health/ready", timeout=10)
+    async with httpx.AsyncClient(base_url=live.base_url, timeout=30) as fresh:
+        ready = await fresh.get("/v1/health/ready")
     assert ready.status_code == 200, ready.text
     assert ready.json()["checks"]["workers"]["live"] == 1
 
@@ -231,9 +241,15 @@ async def _burst_with_terminations(
             if answer.status_code == 201:
                 unanswered.remove(key)
 
-        first = [asyncio.create_task(send(key)) for key in keys]
-        while len(answers) < BURST // 4:
-            await asyncio.sleep(0.01)
+        quarter = asyncio.Event()
+
+        async def send_noting(key: str) -> None:
+            await send(key)
+            if len(answers) >= BURST // 4:
+                quarter.set()
+
+        first = [asyncio.create_task(send_noting(key)) for key in keys]
+        await quarter.wait()
         os.kill(api[0], signal.SIGTERM)
         os.kill(workers[0], signal.SIGTERM)
         await asyncio.gather(*first)

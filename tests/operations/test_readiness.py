@@ -29,6 +29,7 @@ async def test_ready_once_a_worker_beats_and_not_ready_when_it_stops(tmp_path, b
         assert checks["database"] == {"status": "ok"}
         assert checks["migrations"]["status"] == "ok"
         assert checks["migrations"]["current"] == checks["migrations"]["expected"]
+        assert checks["migrations"]["state"] == "current"
         assert checks["workers"]["status"] == "failing"
         assert checks["workers"]["live"] == 0
         assert checks["workers"]["lastHeartbeatAgeSeconds"] is None
@@ -103,8 +104,37 @@ async def test_a_schema_behind_the_migrations_is_not_ready(tmp_path, backend):
         assert answer.status_code == 503
         migrations = answer.json()["checks"]["migrations"]
         assert migrations["status"] == "failing"
+        assert migrations["state"] == "behind"
         assert migrations["current"] == ["20261127_0012"]
         assert migrations["current"] != migrations["expected"]
+
+
+async def test_a_schema_a_newer_version_migrated_is_ready(tmp_path, backend):
+    """A rolling upgrade migrates first: the processes of the version before keep serving
+    (a release's migrations only add), so they stay ready."""
+    async with (
+        migrated_database(backend, tmp_path) as url,
+        built_app(url, Environment.SANDBOX) as application,
+        client_for(application) as client,
+    ):
+        await Heartbeat().beat(application.state.database, application.state.clock)
+        database = Database(url)
+        try:
+            async with database.session() as session, session.begin():
+                await session.execute(
+                    text("UPDATE alembic_version SET version_num = '29991231_next'")
+                )
+        finally:
+            await database.dispose()
+        answer = await client.get("/v1/health/ready")
+        assert answer.status_code == 200, answer.text
+        migrations = answer.json()["checks"]["migrations"]
+        assert migrations == {
+            "status": "ok",
+            "state": "ahead",
+            "current": ["29991231_next"],
+            "expected": migrations["expected"],
+        }
 
 
 async def test_a_database_that_does_not_answer_is_not_ready(tmp_path):

@@ -10,7 +10,7 @@ from pydantic import Field
 
 from corridor.health import repository
 from corridor.kit.db import Database
-from corridor.kit.migrate import expected_heads
+from corridor.kit.migrate import expected_heads, known_revisions
 from corridor.kit.schemas import ResponseModel
 
 CheckStatus = Literal["ok", "failing"]
@@ -22,7 +22,12 @@ class DatabaseCheck(ResponseModel):
 
 class MigrationsCheck(ResponseModel):
     status: CheckStatus = Field(
-        description="ok when the schema is at the migrations' head (else run corridor migrate)"
+        description="ok when the schema is at this version's migrations' head, or past it "
+        "(a newer version migrated it: a release's migrations only add, so the version "
+        "before it runs on them); failing when it is behind (run corridor migrate)"
+    )
+    state: Literal["current", "ahead", "behind", "unknown"] = Field(
+        description="The schema against this version's migrations"
     )
     current: list[str] = Field(description="Revisions the database is at")
     expected: list[str] = Field(description="Revisions of this version's migrations")
@@ -70,17 +75,31 @@ async def database_answers(database: Database) -> bool:
     return True
 
 
-_expected: dict[str, frozenset[str]] = {}
+_migrations: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
 
 
-def _expected_heads(database: Database) -> frozenset[str]:
-    if database.url not in _expected:
-        _expected[database.url] = expected_heads(database.url)
-    return _expected[database.url]
+def _expected_heads(database: Database) -> tuple[frozenset[str], frozenset[str]]:
+    """This version's heads and every revision it knows (read once)."""
+    if database.url not in _migrations:
+        _migrations[database.url] = (
+            expected_heads(database.url),
+            known_revisions(database.url),
+        )
+    return _migrations[database.url]
+
+
+def schema_state(current: frozenset[str], expected: frozenset[str], known: frozenset[str]) -> str:
+    if not current:
+        return "unknown"
+    if current == expected:
+        return "current"
+    if current - known:
+        return "ahead"  # migrated by a newer version
+    return "behind"
 
 
 async def check(database: Database, *, now: datetime, heartbeat_stale: timedelta) -> Readiness:
-    expected = _expected_heads(database)
+    expected, known = _expected_heads(database)
     current: frozenset[str] = frozenset()
     newest: datetime | None = None
     live = 0
@@ -94,10 +113,12 @@ async def check(database: Database, *, now: datetime, heartbeat_stale: timedelta
     except Exception:
         database_ok = False
     age = None if newest is None else max(0.0, (now - newest).total_seconds())
+    state = schema_state(current, expected, known)
     checks = Checks(
         database=DatabaseCheck(status="ok" if database_ok else "failing"),
         migrations=MigrationsCheck(
-            status="ok" if database_ok and current == expected else "failing",
+            status="ok" if database_ok and state in ("current", "ahead") else "failing",
+            state=state,  # type: ignore[arg-type]
             current=sorted(current),
             expected=sorted(expected),
         ),

@@ -53,6 +53,13 @@ def expected_heads(database_url: str) -> frozenset[str]:
     return frozenset(ScriptDirectory.from_config(alembic_config(database_url)).get_heads())
 
 
+def known_revisions(database_url: str) -> frozenset[str]:
+    """Every revision of this version's migrations (a database at another one was
+    migrated by a newer version)."""
+    script = ScriptDirectory.from_config(alembic_config(database_url))
+    return frozenset(revision.revision for revision in script.walk_revisions())
+
+
 async def _current_heads(database_url: str) -> tuple[str, ...]:
     # hide_parameters as in kit.db: a migration's failure never prints the values it wrote.
     engine = create_async_engine(database_url, hide_parameters=True)

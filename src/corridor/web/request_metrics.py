@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from fastapi.routing import iter_route_contexts
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -36,12 +37,6 @@ class _RouteIndex:
 
 def _routes_with_paths(routes: list[BaseRoute]) -> list[tuple[Any, str]]:
     """(route, full path) of every route, those of included routers too."""
-    try:
-        from fastapi.routing import iter_route_contexts
-    except ImportError:  # FastAPI before 0.137.2: the routes are already flat
-        return [
-            (route, route.path) for route in routes if isinstance(getattr(route, "path", None), str)
-        ]
     return [
         (context.original_route, context.path)
         for context in iter_route_contexts(routes)

@@ -113,7 +113,7 @@ def database_of(settings: Settings, *, with_replica: bool = True) -> Database:
         replica_url=settings.database_replica_url if with_replica else None,
         replica_lag_max_s=settings.database_replica_lag_max_s,
     )
-    if tracing.enabled():
+    if tracing.enabled() and traces_wanted(settings):
         for engine in {database.engine, database.read_engine}:
             tracing.instrument_engine(engine)
         if database.replica is not None:
@@ -121,9 +121,13 @@ def database_of(settings: Settings, *, with_replica: bool = True) -> Database:
     return database
 
 
+def traces_wanted(settings: Settings) -> bool:
+    return tracing.wanted(settings.tracing_enabled, os.environ)
+
+
 def install_tracing(settings: Settings, *, service_name: str) -> None:
     """Traces on when configured (kit/tracing.py): nothing is installed otherwise."""
-    if tracing.wanted(settings.tracing_enabled, os.environ):
+    if traces_wanted(settings):
         tracing.configure(service_name=service_name)
 
 
@@ -255,7 +259,8 @@ def create_app(
     if settings.metrics_enabled:
         # Outside the others: every answer is counted, those given in front of the router too.
         app.add_middleware(RequestMetrics, routes=app.router.routes)
-    tracing.instrument_app(app)
+    if traces_wanted(settings):
+        tracing.instrument_app(app)
     return app
 
 

@@ -203,7 +203,87 @@ def summary(backend: str, results: dict[str, dict[str, list[float]]]) -> list[st
     return lines
 
 
+async def _layers(rounds: int, calls: int) -> list[str]:
+    """The layers alone, around an app that answers at once (no routing, no database):
+    what request metrics and the traces' server span add to each request, free of the
+    noise of everything else a request does."""
+    from opentelemetry.instrumentation.asgi import OpenTelemetryMiddleware
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+    from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
+    from starlette.routing import Route
+
+    from corridor.web.request_metrics import RequestMetrics
+
+    async def answer(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    provider = TracerProvider()
+    provider.add_span_processor(BatchSpanProcessor(_Dropped()))
+    # OTEL_TRACES_SAMPLER=parentbased_traceidratio, OTEL_TRACES_SAMPLER_ARG=0.01.
+    sampled = TracerProvider(sampler=ParentBased(TraceIdRatioBased(0.01)))
+    sampled.add_span_processor(BatchSpanProcessor(_Dropped()))
+    route = Route("/v1/transfers/{transfer_id}", answer)
+    layers = {
+        "bare": answer,
+        "metrics": RequestMetrics(answer, routes=[route]),
+        "traced": OpenTelemetryMiddleware(
+            RequestMetrics(answer, routes=[route]),
+            tracer_provider=provider,
+            exclude_spans=["receive", "send"],
+        ),
+        "traced 1%": OpenTelemetryMiddleware(
+            RequestMetrics(answer, routes=[route]),
+            tracer_provider=sampled,
+            exclude_spans=["receive", "send"],
+        ),
+    }
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        return None
+
+    def scope() -> dict[str, Any]:
+        return {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "GET",
+            "scheme": "http",
+            "path": "/v1/transfers/trf_01m87pwnwpcak48wmt1btqv6kp",
+            "raw_path": b"/v1/transfers/trf_01m87pwnwpcak48wmt1btqv6kp",
+            "query_string": b"",
+            "headers": [(b"host", b"bench")],
+            "client": ("127.0.0.1", 5000),
+            "server": ("127.0.0.1", 8000),
+            "route": route,
+        }
+
+    timings: dict[str, list[float]] = {name: [] for name in layers}
+    for _ in range(rounds):
+        for name, layer in layers.items():
+            started = time.process_time()
+            for _ in range(calls):
+                await layer(scope(), receive, send)
+            timings[name].append((time.process_time() - started) / calls * 1e6)
+    provider.shutdown()
+    sampled.shutdown()
+    bare = timings["bare"]
+    return [
+        f"Layers alone ({calls:,} calls × {rounds} rounds): bare {statistics.median(bare):.1f} µs; "
+        + "; ".join(
+            f"{name} +{statistics.median([a - b for a, b in zip(timings[name], bare, strict=True)]):.1f} µs"
+            for name in ("metrics", "traced", "traced 1%")
+        )
+    ]
+
+
 async def _main(rounds: int, requests: int) -> None:
+    for line in await _layers(rounds=7, calls=20_000):
+        print(line)
     postgres = os.environ.get("CORRIDOR_BENCH_DATABASE_URL") or os.environ.get(
         "CORRIDOR_TEST_DATABASE_URL"
     )

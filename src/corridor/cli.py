@@ -356,6 +356,10 @@ def serve(
         "h11_max_incomplete_event_size": request_head_bytes_max,
         # SIGTERM: stop accepting, give the requests in flight this long, then stop.
         "timeout_graceful_shutdown": settings.shutdown_grace_s,
+        # With several processes, uvicorn's supervisor pings each and restarts one that
+        # does not answer in time; a process still importing the app on a loaded machine
+        # missed uvicorn's 5 s, was restarted, and the restarts kept every process busy.
+        "timeout_worker_healthcheck": 60,
     }
     if settings.metrics_enabled and settings.metrics_port is not None:
         if not metrics.serve_on_port(settings.metrics_host, settings.metrics_port):

@@ -19,9 +19,7 @@ SUFFIXES = ("_bucket", "_count", "_sum", "_total")
 def _families() -> set[str]:
     """Every corridor_ family this process's registry holds (kit/metrics.py's)."""
     assert metrics.HTTP_REQUESTS is not None
-    return {
-        family.name for family in REGISTRY.collect() if family.name.startswith("corridor_")
-    }
+    return {family.name for family in REGISTRY.collect() if family.name.startswith("corridor_")}
 
 
 def _base(name: str) -> str:

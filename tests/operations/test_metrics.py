@@ -186,3 +186,31 @@ async def test_metrics_are_not_in_the_api_reference(app, anonymous):
     paths = (await anonymous.get("/openapi.json")).json()["paths"]
     assert "/metrics" not in paths
     assert "/v1/health/ready" in paths
+
+
+async def test_assistant_runs_tokens_and_tool_calls_are_counted(app, tenant, anonymous, clock):
+    from tests.agents.conftest import make_owner
+    from tests.assistant.conftest import drive, start
+
+    owner = await make_owner(app, tenant)
+    chat = await start(owner.client)
+    before = await scrape(anonymous)
+    sent = await chat.say(f"What is the balance of {owner.usd_account}?")
+    await drive(app)
+    run = await chat.run(sent["run"]["id"])
+    assert run["status"] == "completed"
+    after = await scrape(anonymous)
+
+    def moved(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert moved("corridor_assistant_runs_total", status="queued") == 1
+    assert moved("corridor_assistant_runs_total", status="running") == 1
+    assert moved("corridor_assistant_runs_total", status="completed") == 1
+    assert (
+        moved("corridor_assistant_model_tokens_total", direction="input", provider="sandbox")
+        == (run["tokensIn"])
+    )
+    assert moved("corridor_assistant_model_tokens_total", direction="output") == run["tokensOut"]
+    assert moved("corridor_tool_calls_total", outcome="ok") >= 1
+    assert moved("corridor_worker_claim_delay_seconds_count", queue="assistant_runs") == 1

@@ -129,3 +129,35 @@ def test_traces_are_on_when_an_otlp_endpoint_is_configured():
     assert not tracing.wanted(False, {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"})
     assert tracing.wanted(True, {})
     assert not tracing.wanted(True, {"OTEL_SDK_DISABLED": "true"})
+
+
+async def test_an_assistant_run_continues_the_trace_of_the_request_that_asked(
+    spans, tmp_path, backend, make_tenant
+):
+    from tests.agents.conftest import make_owner
+    from tests.assistant.conftest import drive, start
+
+    async with (
+        migrated_database(backend, tmp_path) as url,
+        built_app(url, Environment.SANDBOX, tracing_enabled=True) as application,
+    ):
+        owner = await make_owner(application, await make_tenant(application))
+        chat = await start(owner.client)
+        spans.clear()
+        sent = await chat.say(f"What is the balance of {owner.usd_account}?")
+        await drive(application)
+        assert (await chat.run(sent["run"]["id"]))["status"] == "completed"
+        tracing.flush()
+        finished = spans.get_finished_spans()
+        asked = next(
+            s
+            for s in finished
+            if s.kind is SpanKind.SERVER
+            and s.name == "POST /v1/assistant/threads/{thread_id}/messages"
+        )
+        run = next(s for s in finished if s.name == "assistant.run")
+        assert run.context.trace_id == asked.context.trace_id
+        assert run.parent.span_id == asked.context.span_id
+        # The read tool the model asked for is a span of the run's trace.
+        tool = next(s for s in finished if s.name.startswith("tool "))
+        assert tool.context.trace_id == asked.context.trace_id

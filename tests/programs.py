@@ -53,7 +53,9 @@ PROGRAMS: dict[str, Program] = {
             "apt-get install -y postgresql-15",
             ("/usr/lib/postgresql/*/bin/pg_basebackup",),
         ),
-        Program("pg_ctl", "apt-get install -y postgresql-15", ("/usr/lib/postgresql/*/bin/pg_ctl",)),
+        Program(
+            "pg_ctl", "apt-get install -y postgresql-15", ("/usr/lib/postgresql/*/bin/pg_ctl",)
+        ),
     )
 }
 

@@ -327,7 +327,6 @@ def serve(
     # one folder of metrics, so any of them answers /metrics for all (kit/metrics.py).
     shared_metrics = _share_metrics() if count > 1 else None
 
-    from corridor.app import create_app, served
     from corridor.kit import metrics
     from corridor.web.middleware import request_head_bytes_max
 
@@ -365,8 +364,11 @@ def serve(
         if not metrics.serve_on_port(settings.metrics_host, settings.metrics_port):
             console.print(f"Metrics port {settings.metrics_port} is served by another process.")
     if count == 1:
+        from corridor.app import create_app, served
+
         uvicorn.run(served(create_app(settings, run_workers_in_process=with_workers)), **options)
         return
+    # Several processes: each imports the app itself; this one only supervises them.
     # Several processes: uvicorn starts each from the factory, which reads the settings from
     # the environment; the workers get a process of their own, stopped with the server.
     os.environ["CORRIDOR_RUN_WORKERS_IN_PROCESS"] = "false"

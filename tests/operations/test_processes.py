@@ -59,9 +59,7 @@ def _server_processes(live: LiveServer) -> tuple[int, list[int], list[int]]:
     )
     children = [pid for pid, (parent, _) in everything.items() if parent == server]
     workers = [pid for pid in children if "corridor worker" in everything[pid][1]]
-    api = [
-        pid for pid in children if pid not in workers and "multiprocessing" in everything[pid][1]
-    ]
+    api = [pid for pid in children if "multiprocessing.spawn" in everything[pid][1]]
     return server, api, workers
 
 
@@ -96,10 +94,9 @@ async def _one_view(live: LiveServer, receiver: Receiver) -> None:
     async with httpx.AsyncClient(base_url=live.base_url, headers=headers, timeout=60) as client:
         await create_endpoint(client, receiver.url, eventTypes=["transfer.created"])
         body = await payer(client)
-        created = await asyncio.gather(
-            *(client.post("/v1/transfers", json=body) for _ in range(20))
-        )
-        assert {answer.status_code for answer in created} == {201}
+        for _ in range(20):  # one after the other: a loaded machine's pool never runs out
+            created = await client.post("/v1/transfers", json=body)
+            assert created.status_code == 201, created.text
     # The worker (a process of its own, serving no HTTP) fans the events out and sends
     # the webhooks; its counters show in the API processes' answers.
     deadline = time.monotonic() + wait_s_max

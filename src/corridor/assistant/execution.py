@@ -117,14 +117,20 @@ async def process_runs(environment: AssistantEnvironment) -> int:
     (in the trace of the request that asked for it, when traces are on)."""
     if stopping.stopping():
         return 0
-    claimed = await _claim(environment)
+    claimed = await _claim_runs(environment)
     for run_id, trace_context in claimed:
         with tracing.continued(trace_context, "assistant.run", attributes={"corridor.run": run_id}):
             await advance(environment, run_id)
     return len(claimed)
 
 
-async def _claim(environment: AssistantEnvironment) -> list[tuple[str, str | None]]:
+async def _claim(environment: AssistantEnvironment) -> list[str]:
+    """The runs claimed (their ids)."""
+    return [run_id for run_id, _ in await _claim_runs(environment)]
+
+
+async def _claim_runs(environment: AssistantEnvironment) -> list[tuple[str, str | None]]:
+    """The runs claimed, each with the trace context of the request that asked for it."""
     now = environment.tools.clock.now()
     lease = timedelta(seconds=environment.tools.settings.assistant_run_lease_s)
     # A read first: an idle worker polls without taking SQLite's write lock.

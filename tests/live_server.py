@@ -20,8 +20,10 @@ import httpx
 
 from tests.conftest import POSTGRES_URL, _create_postgres_database
 
-server_start_s_max = 60
-server_stop_s_max = 30
+# Bounds, not timings: a loaded machine imports the app slowly in every process.
+server_start_s_max = 300
+# Longer than the drain on SIGTERM (CORRIDOR_SHUTDOWN_GRACE_S, 30 s).
+server_stop_s_max = 90
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,15 @@ PROGRAMS: dict[str, Program] = {
         Program("chromium", "apt-get install -y chromium", ("/usr/bin/chromium",)),
         Program("curl", "apt-get install -y curl"),
         Program("wrk", "apt-get install -y wrk"),
+        # A streaming standby of the local PostgreSQL (tests/operations/standby.py).
+        Program(
+            "pg_basebackup",
+            "apt-get install -y postgresql-15",
+            ("/usr/lib/postgresql/*/bin/pg_basebackup",),
+        ),
+        Program(
+            "pg_ctl", "apt-get install -y postgresql-15", ("/usr/lib/postgresql/*/bin/pg_ctl",)
+        ),
     )
 }
 

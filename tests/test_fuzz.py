@@ -11,6 +11,7 @@ import json
 import socket
 import time
 
+import httpx
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
@@ -31,8 +32,19 @@ schema = schemathesis.openapi.from_dict(
 
 @pytest.fixture(scope="module", params=BACKENDS)
 def live_server(request, tmp_path_factory):
-    with live_corridor(request.param, tmp_path_factory.mktemp("fuzz")) as live:
+    # With its workers, as served: GET /v1/health/ready answers 503 (documented, not an
+    # error) while no worker's heartbeat is fresh.
+    with live_corridor(request.param, tmp_path_factory.mktemp("fuzz"), workers=True) as live:
+        _wait_until_ready(live.base_url)
         yield live.base_url, live.api_key, live.log
+
+
+def _wait_until_ready(base_url: str) -> None:
+    for _ in range(600):
+        if httpx.get(f"{base_url}/v1/health/ready", timeout=10).status_code == 200:
+            return
+        time.sleep(0.1)
+    raise AssertionError("the server never became ready")
 
 
 @schema.parametrize()

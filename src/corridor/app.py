@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import functools
 import gc
+import os
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
@@ -30,7 +31,7 @@ from corridor.fixedroutes.endpoints import router as fixed_routes_router
 from corridor.fixedroutes.routing import FixedRouteDeposits
 from corridor.health import router as health_router
 from corridor.hosted.endpoints import router as hosted_router
-from corridor.kit import secretbox
+from corridor.kit import metrics, secretbox, tracing
 from corridor.kit.clock import Clock, SystemClock
 from corridor.kit.db import Database, PoolLimits
 from corridor.kit.logging import configure_logging, get_logger
@@ -53,6 +54,7 @@ from corridor.web.errors import install_error_handlers
 from corridor.web.middleware import RequestMiddleware
 from corridor.web.openapi import install_examples
 from corridor.web.ratelimits import RateLimiter
+from corridor.web.request_metrics import RequestMetrics
 from corridor.webhooks.endpoints import router as webhooks_router
 from corridor.workers.runner import run_workers
 
@@ -107,6 +109,32 @@ def pool_limits(settings: Settings) -> PoolLimits:
     )
 
 
+def database_of(settings: Settings, *, with_replica: bool = True) -> Database:
+    """The process's database (and read replica, for the API processes that read from it)."""
+    database = Database(
+        settings.database_url,
+        pool=pool_limits(settings),
+        replica_url=settings.database_replica_url if with_replica else None,
+        replica_lag_max_s=settings.database_replica_lag_max_s,
+    )
+    if tracing.enabled() and traces_wanted(settings):
+        for engine in {database.engine, database.read_engine}:
+            tracing.instrument_engine(engine)
+        if database.replica is not None:
+            tracing.instrument_engine(database.replica.engine)
+    return database
+
+
+def traces_wanted(settings: Settings) -> bool:
+    return tracing.wanted(settings.tracing_enabled, os.environ)
+
+
+def install_tracing(settings: Settings, *, service_name: str) -> None:
+    """Traces on when configured (kit/tracing.py): nothing is installed otherwise."""
+    if traces_wanted(settings):
+        tracing.configure(service_name=service_name)
+
+
 def install_secret_box(settings: Settings) -> None:
     """The server key that encrypts webhook signing secrets at rest (kit/secretbox.py)."""
     if settings.secret_key is None and not settings.is_sandbox and not settings.is_sqlite:
@@ -140,7 +168,8 @@ def create_app(
     settings = settings or get_settings()
     configure_logging(log_format=settings.log_format, level=settings.log_level)
     install_secret_box(settings)
-    database = database or Database(settings.database_url, pool=pool_limits(settings))
+    install_tracing(settings, service_name="corridor")
+    database = database or database_of(settings)
     clock = clock or SystemClock()
     workers_wanted = (
         settings.workers_in_process if run_workers_in_process is None else run_workers_in_process
@@ -149,9 +178,23 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         stop = asyncio.Event()
+        metrics.forget_dead_processes()
         workers = (
-            asyncio.create_task(run_workers(database, clock, stop, assistant=app.state.assistant))
+            asyncio.create_task(
+                run_workers(
+                    database,
+                    clock,
+                    stop,
+                    assistant=app.state.assistant,
+                    settings=settings,
+                )
+            )
             if workers_wanted
+            else None
+        )
+        replica_watch = (
+            asyncio.create_task(database.replica.watch(database.engine, stop))
+            if database.replica is not None
             else None
         )
         try:
@@ -161,7 +204,11 @@ def create_app(
             stop.set()
             if workers is not None:
                 await workers
+            if replica_watch is not None:
+                await replica_watch
             await database.dispose()
+            tracing.flush()
+            metrics.process_exiting()
 
     app = FastAPI(
         title="Corridor",
@@ -217,6 +264,11 @@ def create_app(
         upload_bytes_max=document_bytes_max,
         sandbox=settings.is_sandbox,
     )
+    if settings.metrics_enabled:
+        # Outside the others: every answer is counted, those given in front of the router too.
+        app.add_middleware(RequestMetrics, routes=app.router.routes)
+    if traces_wanted(settings):
+        tracing.instrument_app(app)
     return app
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
@@ -314,9 +315,6 @@ def serve(
     CORRIDOR_HOST settings."""
     import uvicorn
 
-    from corridor.app import create_app, served
-    from corridor.web.middleware import request_head_bytes_max
-
     settings = get_settings()
     _check_database_scheme(settings.database_url)
     _check_can_listen(host or settings.host, port or settings.port)
@@ -325,6 +323,13 @@ def serve(
     embedded = settings.is_sqlite
     count = processes or (1 if embedded else os.cpu_count() or 1)
     with_workers = settings.workers_in_process if workers is None else workers
+    # Before prometheus_client is first imported (by the app): several processes share
+    # one folder of metrics, so any of them answers /metrics for all (kit/metrics.py).
+    shared_metrics = _share_metrics() if count > 1 else None
+
+    from corridor.kit import metrics
+    from corridor.web.middleware import request_head_bytes_max
+
     address = f"http://{host or settings.host}:{port or settings.port}"
     if count == 1:
         note = "with workers in this process" if with_workers else "without workers"
@@ -348,10 +353,22 @@ def serve(
         # HTTP parser's own limit on a request head (httptools: 80 KiB; past it, uvicorn's
         # plain-text 400); h11, used where httptools is missing, needs this one.
         "h11_max_incomplete_event_size": request_head_bytes_max,
+        # SIGTERM: stop accepting, give the requests in flight this long, then stop.
+        "timeout_graceful_shutdown": settings.shutdown_grace_s,
+        # With several processes, uvicorn's supervisor pings each and restarts one that
+        # does not answer in time; a process still importing the app on a loaded machine
+        # missed uvicorn's 5 s, was restarted, and the restarts kept every process busy.
+        "timeout_worker_healthcheck": 60,
     }
+    if settings.metrics_enabled and settings.metrics_port is not None:
+        if not metrics.serve_on_port(settings.metrics_host, settings.metrics_port):
+            console.print(f"Metrics port {settings.metrics_port} is served by another process.")
     if count == 1:
+        from corridor.app import create_app, served
+
         uvicorn.run(served(create_app(settings, run_workers_in_process=with_workers)), **options)
         return
+    # Several processes: each imports the app itself; this one only supervises them.
     # Several processes: uvicorn starts each from the factory, which reads the settings from
     # the environment; the workers get a process of their own, stopped with the server.
     os.environ["CORRIDOR_RUN_WORKERS_IN_PROCESS"] = "false"
@@ -362,8 +379,26 @@ def serve(
         uvicorn.run("corridor.app:app_from_environment", factory=True, workers=count, **options)
     finally:
         if worker_process is not None:
-            worker_process.terminate()
-            worker_process.wait(timeout=30)
+            worker_process.terminate()  # SIGTERM: the worker finishes or releases its claims
+            try:
+                worker_process.wait(timeout=settings.shutdown_grace_s + 30)
+            except subprocess.TimeoutExpired:
+                worker_process.kill()
+        if shared_metrics is not None:
+            shared_metrics()
+
+
+def _share_metrics():
+    """Point PROMETHEUS_MULTIPROC_DIR at a fresh folder for this server's processes (unless
+    the operator named one); returns what removes it again."""
+    import shutil
+    import tempfile
+
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return None
+    directory = tempfile.mkdtemp(prefix="corridor-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = directory
+    return lambda: shutil.rmtree(directory, ignore_errors=True)
 
 
 def _check_database_scheme(url: str) -> None:
@@ -405,10 +440,12 @@ def _check_can_listen(host: str, port: int) -> None:
 @app.command()
 def worker() -> None:
     """Run the background workers alone (any number may share one PostgreSQL database)."""
-    from corridor.app import install_secret_box, pool_limits, transfer_plugins
+    import signal
+
+    from corridor.app import database_of, install_secret_box, install_tracing, transfer_plugins
     from corridor.assistant.execution import AssistantEnvironment
+    from corridor.kit import metrics, tracing
     from corridor.kit.clock import SystemClock
-    from corridor.kit.db import Database
     from corridor.kit.logging import configure_logging
     from corridor.tools.registry import ToolEnvironment
     from corridor.workers.runner import run_workers
@@ -416,21 +453,32 @@ def worker() -> None:
     settings = get_settings()
     configure_logging(log_format=settings.log_format, level=settings.log_level)
     install_secret_box(settings)
+    install_tracing(settings, service_name="corridor-worker")
+    if settings.metrics_enabled and settings.metrics_port is not None:
+        metrics.serve_on_port(settings.metrics_host, settings.metrics_port)
 
     async def main() -> None:
-        database = Database(settings.database_url, pool=pool_limits(settings))
+        database = database_of(settings, with_replica=False)
         stop = asyncio.Event()
+        # SIGTERM (a service manager, `corridor serve` stopping) and Ctrl+C: finish or
+        # release what is claimed, then exit (workers/runner.py).
+        loop = asyncio.get_running_loop()
+        for stop_signal in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(stop_signal, stop.set)
         clock = SystemClock()
         tools = ToolEnvironment(database, clock, settings, transfer_plugins())
         try:
-            await run_workers(database, clock, stop, assistant=AssistantEnvironment.of(tools))
+            await run_workers(
+                database, clock, stop, assistant=AssistantEnvironment.of(tools), settings=settings
+            )
         finally:
             await database.dispose()
+            tracing.flush()
+            metrics.process_exiting()
 
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         _run(main())
-    except KeyboardInterrupt:
-        console.print("Workers stopped.")
+    console.print("Workers stopped.")
 
 
 @app.command()

@@ -122,6 +122,30 @@ class Settings(BaseSettings):
     rate_limit_sign_in_failures_per_address: str = "50 per 15 minutes"
     rate_limit_authentication_failures_per_address: str = "30 per minute"
 
+    # Operations (docs/deployment.md). GET /metrics (Prometheus text): open in sandbox;
+    # with a token set, only to `Authorization: Bearer <token>`; in production without a
+    # token, 404. With metrics_port set, the metrics are served on that port alone (open:
+    # keep it off the public network) and /metrics on the API's port answers 404.
+    # metrics_enabled false: 404 everywhere, and no request metrics are taken.
+    metrics_enabled: bool = True
+    metrics_token: SecretStr | None = None
+    metrics_port: int | None = Field(default=None, ge=1, le=65535)
+    metrics_host: str = "127.0.0.1"
+    # Traces (OpenTelemetry): None exports by OTLP when OTEL_EXPORTER_OTLP_ENDPOINT (or
+    # OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set and traces nothing otherwise; true or
+    # false decides (true without an endpoint sends to the OTLP default, localhost:4318).
+    tracing_enabled: bool | None = None
+    # A read replica (PostgreSQL streaming standby): lists, history, statements, console
+    # charts and exports read from it while it is at most replica_lag_max_s behind.
+    database_replica_url: str | None = None
+    database_replica_lag_max_s: float = Field(default=5, gt=0, le=3600)
+    # Workers write a heartbeat this often; readiness wants one younger than the stale age.
+    worker_heartbeat_s: float = Field(default=5, gt=0, le=300)
+    worker_heartbeat_stale_s: float = Field(default=30, gt=0, le=3600)
+    # On SIGTERM: an API process stops accepting and gives the requests in flight this
+    # long; a worker stops claiming and gives its running work this long.
+    shutdown_grace_s: float = Field(default=30, ge=0, le=600)
+
     @field_validator(
         "rate_limit_sign_in_failures_per_email",
         "rate_limit_sign_in_failures_per_address",
@@ -139,6 +163,10 @@ class Settings(BaseSettings):
     def _lease_outlasts_an_attempt(self) -> Settings:
         if self.webhook_claim_lease_s <= self.webhook_timeout_s:
             raise ValueError("webhook_claim_lease_s must be longer than webhook_timeout_s")
+        if self.worker_heartbeat_stale_s <= self.worker_heartbeat_s:
+            raise ValueError("worker_heartbeat_stale_s must be longer than worker_heartbeat_s")
+        if self.database_replica_url is not None and self.is_sqlite:
+            raise ValueError("database_replica_url needs a PostgreSQL database_url")
         return self
 
     def secret_box(self) -> SecretBox:

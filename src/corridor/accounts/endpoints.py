@@ -13,7 +13,7 @@ from corridor.accounts.schemas import AccountRead, BalanceRead, BalanceTransacti
 from corridor.kit.money import CURRENCIES
 from corridor.kit.pagination import ListResponse, PageRequest
 from corridor.web.authentication import SandboxOnlyRoute
-from corridor.web.context import Context
+from corridor.web.context import Context, Reading
 from corridor.web.openapi import ERROR_RESPONSES
 from corridor.web.pagination import page_request
 
@@ -36,7 +36,7 @@ def _account_list(page) -> ListResponse[AccountRead]:
     summary="List balance accounts",
 )
 async def list_accounts(
-    context: Context,
+    context: Reading,
     page: Page,
     customer_id: Annotated[
         str | None,
@@ -75,7 +75,7 @@ async def list_accounts(
     summary="List a customer's balance accounts",
 )
 async def list_customer_accounts(
-    customer_id: str, context: Context, page: Page
+    customer_id: str, context: Reading, page: Page
 ) -> ListResponse[AccountRead]:
     """One account per currency of the organization's configuration, opened when the
     customer became ACTIVE; empty before that."""
@@ -119,7 +119,7 @@ async def get_balance(account_id: str, context: Context) -> BalanceRead:
     summary="List an account's balance transactions",
 )
 async def list_balance_transactions(
-    account_id: str, context: Context, page: Page
+    account_id: str, context: Reading, page: Page
 ) -> ListResponse[BalanceTransactionRead]:
     """Every movement of the balance, newest first; `balanceAfter` is the posted balance
     once the transaction applied."""

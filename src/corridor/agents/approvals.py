@@ -17,6 +17,7 @@ from corridor.agents.enforcement import destination_allowed, limits_of
 from corridor.agents.errors import AgentApprovalRefused, NotAwaitingApproval
 from corridor.agents.rules import AgentStatus, ApprovalDecision
 from corridor.auth.callers import Caller
+from corridor.kit import metrics
 from corridor.kit.clock import isoformat_z
 from corridor.kit.pagination import Page, PageRequest
 from corridor.models.transfer import Agent, Transfer
@@ -71,6 +72,7 @@ async def decide(
     agent = await repository.lock_agent(session, transfer.agent_id)
     assert agent is not None
     if decision == ApprovalDecision.DECLINE:
+        metrics.after_commit(session, metrics.AGENT_DECISIONS.labels("declined", "").inc)
         transfer.agent_approval_status = AgentApprovalStatus.DECLINED.value
         transfer.cancellation = {
             "reason": reason,
@@ -85,6 +87,7 @@ async def decide(
     if refusal is not None:
         raise refusal
     transfer.agent_approval_status = AgentApprovalStatus.APPROVED.value
+    metrics.after_commit(session, metrics.AGENT_DECISIONS.labels("approved", "").inc)
     submitted = await actions.submit(
         session, caller=caller, transfer=transfer, legs=legs, plugins=plugins, now=now
     )

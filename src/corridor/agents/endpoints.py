@@ -26,7 +26,7 @@ from corridor.kit.pagination import ListResponse, PageRequest
 from corridor.models.access import ApiKey
 from corridor.transfers.endpoints import Plugins
 from corridor.transfers.schemas.transfer import TransferRead
-from corridor.web.context import Context
+from corridor.web.context import Context, Reading
 from corridor.web.openapi import ERROR_RESPONSES
 from corridor.web.pagination import page_request
 
@@ -72,7 +72,7 @@ async def create_agent(body: AgentCreate, context: Context) -> Response:
 
 @router.get("/agents", response_model=ListResponse[AgentRead], tags=TAGS, summary="List agents")
 async def list_agents(
-    context: Context,
+    context: Reading,
     page: Pages,
     customer_id: Annotated[
         str | None,

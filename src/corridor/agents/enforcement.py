@@ -25,6 +25,8 @@ from corridor.agents.errors import (
 )
 from corridor.agents.rules import AgentStatus, OverLimitAction, PayeeType
 from corridor.auth.callers import Caller, CallerKind
+from corridor.kit import metrics
+from corridor.kit.errors import CorridorError
 from corridor.models.transfer import Agent, Transfer, TransferLeg
 from corridor.transfers.plugins import HoldForApproval
 
@@ -57,6 +59,13 @@ def limits_of(agent: Agent) -> spend.Limits:
     )
 
 
+def decision_code(error: CorridorError) -> str:
+    """The refusal's code as a metric label: the limit's own code when it carries one."""
+    denial = error.extra.get("denial")
+    code = denial.get("code") if isinstance(denial, dict) else None
+    return metrics.bounded(code or error.code)
+
+
 class AgentSpendGuard:
     """Spec 5.4 and 7 on every submit by an agent key; other callers pass untouched."""
 
@@ -74,9 +83,26 @@ class AgentSpendGuard:
     ) -> HoldForApproval | None:
         """The checks of the module docstring, under the agent's row lock (held until the
         submit's transaction ends). Over a limit: refused, or for REQUEST_APPROVAL agents
-        held for an owner's approval (the draft is kept, parked)."""
+        held for an owner's approval (the draft is kept, parked). Each decision is counted
+        (`corridor_agent_decisions_total`): a refusal at once, the others once committed."""
         if caller.kind is not CallerKind.AGENT_KEY:
             return None
+        try:
+            held = await self._check(session, caller=caller, transfer=transfer, now=now)
+        except CorridorError as refused:
+            metrics.AGENT_DECISIONS.labels("denied", decision_code(refused)).inc()
+            raise
+        counted = (
+            metrics.AGENT_DECISIONS.labels("allowed", "")
+            if held is None
+            else metrics.AGENT_DECISIONS.labels("parked", decision_code(held.refusal))
+        )
+        metrics.after_commit(session, counted.inc)
+        return held
+
+    async def _check(
+        self, session: AsyncSession, *, caller: Caller, transfer: Transfer, now: datetime
+    ) -> HoldForApproval | None:
         assert caller.agent_id is not None
         agent = await repository.lock_agent(session, caller.agent_id)
         assert agent is not None, "an agent key always speaks for an existing agent"

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.assistant.schemas import AssistantMessageRead, AssistantRunRead
+from corridor.kit import metrics
 from corridor.models.assistant import AssistantMessage, AssistantRun, AssistantRunEvent
 
 RUN_STATUS = "run.status"
@@ -31,6 +32,8 @@ def record(
 
 def status_changed(session: AsyncSession, run: AssistantRun, now: datetime) -> None:
     record(session, run, RUN_STATUS, AssistantRunRead.of(run).to_json_dict(), now)
+    entered = metrics.ASSISTANT_RUNS.labels(metrics.bounded(run.status))
+    metrics.after_commit(session, entered.inc)
 
 
 def message_event(

@@ -46,6 +46,7 @@ from corridor.auth.callers import Caller, CallerKind
 from corridor.auth.scopes import UNRESTRICTED
 from corridor.confirmations import service as confirmations
 from corridor.confirmations.rules import Origin
+from corridor.kit import metrics, stopping, tracing
 from corridor.kit.db import Database
 from corridor.kit.ids import new_id
 from corridor.kit.logging import get_logger
@@ -114,14 +115,24 @@ class RunStopped(Exception):
 
 
 async def process_runs(environment: AssistantEnvironment) -> int:
-    """One pass of the worker: claim what is due and carry each run as far as it goes."""
-    claimed = await _claim(environment)
-    for run_id in claimed:
-        await advance(environment, run_id)
+    """One pass of the worker: claim what is due and carry each run as far as it goes
+    (in the trace of the request that asked for it, when traces are on)."""
+    if stopping.stopping():
+        return 0
+    claimed = await _claim_runs(environment)
+    for run_id, trace_context in claimed:
+        with tracing.continued(trace_context, "assistant.run", attributes={"corridor.run": run_id}):
+            await advance(environment, run_id)
     return len(claimed)
 
 
 async def _claim(environment: AssistantEnvironment) -> list[str]:
+    """The runs claimed (their ids)."""
+    return [run_id for run_id, _ in await _claim_runs(environment)]
+
+
+async def _claim_runs(environment: AssistantEnvironment) -> list[tuple[str, str | None]]:
+    """The runs claimed, each with the trace context of the request that asked for it."""
     now = environment.tools.clock.now()
     lease = timedelta(seconds=environment.tools.settings.assistant_run_lease_s)
     # A read first: an idle worker polls without taking SQLite's write lock.
@@ -130,6 +141,12 @@ async def _claim(environment: AssistantEnvironment) -> list[str]:
             return []
     async with environment.database.session() as session, session.begin():
         runs = await repository.runs_to_claim(session, now=now, limit=runs_claimed_per_pass_max)
+        delays = [
+            max(0.0, (now - (run.lease_expires_at or run.created_at)).total_seconds())
+            for run in runs
+        ]
+        waited = metrics.WORKER_CLAIM_DELAY.labels("assistant_runs")
+        metrics.after_commit(session, metrics.observe_all(waited, delays))
         for run in runs:
             resumed = run.status == RunStatus.RUNNING
             run.status = RunStatus.RUNNING.value
@@ -138,12 +155,15 @@ async def _claim(environment: AssistantEnvironment) -> list[str]:
             run.updated_at = now
             if not resumed:
                 events.status_changed(session, run, now)
-        return [run.id for run in runs]
+        return [(run.id, run.trace_context) for run in runs]
 
 
 async def advance(environment: AssistantEnvironment, run_id: str) -> None:
     settings = environment.tools.settings
     for _ in range(settings.assistant_run_tool_calls_max + 2):
+        if stopping.stopping():  # the worker is stopping: another takes the run on
+            await _release(environment, run_id)
+            return
         try:
             await _step(environment, run_id)
         except RunStopped:
@@ -562,6 +582,7 @@ async def _record_in(
     cost = _cost_usd(chosen, response)
     run.tokens_in += tokens_in
     run.tokens_out += tokens_out
+    _count_tokens(session, run, tokens_in, tokens_out)
     run.cost_usd = _add_cost(run.cost_usd, cost)
     run.tool_call_count += len(handled)
     message = _assistant_message(run, message_id, response, tokens_in, tokens_out, cost, now)
@@ -602,6 +623,19 @@ async def _record_in(
     )
     run.history = _dump([*history, returns])
     return True
+
+
+def _count_tokens(
+    session: AsyncSession, run: AssistantRun, tokens_in: int, tokens_out: int
+) -> None:
+    """corridor_assistant_model_tokens_total, once the step is recorded."""
+    provider, model = metrics.bounded(run.provider), metrics.bounded(run.model)
+
+    def count() -> None:
+        metrics.ASSISTANT_TOKENS.labels("input", provider, model).inc(tokens_in)
+        metrics.ASSISTANT_TOKENS.labels("output", provider, model).inc(tokens_out)
+
+    metrics.after_commit(session, count)
 
 
 def _assistant_message(
@@ -709,6 +743,17 @@ def _add_cost(total: str | None, cost: Decimal | None) -> str | None:
     if cost is None:
         return total
     return str(Decimal(total or "0") + cost)
+
+
+async def _release(environment: AssistantEnvironment, run_id: str) -> None:
+    """Give a running run's lease back between steps: the next worker resumes it at once
+    from its last recorded step."""
+    now = environment.tools.clock.now()
+    async with environment.database.session() as session, session.begin():
+        run = await repository.lock_run(session, run_id)
+        if run is not None and run.status == RunStatus.RUNNING:
+            run.lease_expires_at = now
+            run.updated_at = now
 
 
 async def _fail(environment: AssistantEnvironment, run_id: str, error: str) -> None:

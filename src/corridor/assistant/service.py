@@ -30,6 +30,7 @@ from corridor.confirmations import repository as confirmation_rows
 from corridor.confirmations import service as confirmations
 from corridor.confirmations.rules import ConfirmationStatus, DecidedVia
 from corridor.customers import service as customers
+from corridor.kit import tracing
 from corridor.kit.db import get_visible
 from corridor.kit.errors import Forbidden, InvalidState, NotFound, ValidationFailed
 from corridor.kit.ids import looks_like_id, new_id
@@ -259,6 +260,8 @@ async def post_message(
         next_event_sequence=1,
         created_at=now,
         updated_at=now,
+        # The worker carrying the run out continues this request's trace (kit/tracing.py).
+        trace_context=tracing.current_traceparent(),
     )
     session.add(run)
     await session.flush()

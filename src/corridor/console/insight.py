@@ -28,7 +28,7 @@ class Insight:
 
 async def balance_charts(console: Console) -> list[Chart]:
     histories = await treasury.balance_history(
-        console.session, caller=console.caller, now=console.now(), days=chart_days
+        console.reading, caller=console.caller, now=console.now(), days=chart_days
     )
     return [
         line_chart(
@@ -44,7 +44,7 @@ async def balance_charts(console: Console) -> list[Chart]:
 
 async def volume_charts(console: Console) -> list[Chart]:
     found = await transfers.daily_volume(
-        console.session, caller=console.caller, now=console.now(), days=chart_days
+        console.reading, caller=console.caller, now=console.now(), days=chart_days
     )
     days = [volume.day for volume in found]
     counts = [volume.count for volume in found]
@@ -109,7 +109,7 @@ def _compact_of(currency: str, value: int) -> str:
 async def webhook_meters(console: Console) -> list[Meter]:
     since = console.now() - timedelta(days=chart_days)
     found = await history.endpoint_health(
-        console.session, caller=console.caller, since=since, endpoints_max=health_endpoints_max
+        console.reading, caller=console.caller, since=since, endpoints_max=health_endpoints_max
     )
     window = f"the last {chart_days} days"
     return [meter(health.url, health.succeeded, health.failed, window=window) for health in found]

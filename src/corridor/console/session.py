@@ -48,6 +48,22 @@ class Console:
     token: str
     user_email: str
     form: dict[str, str] = field(default_factory=dict)
+    _reading: AsyncSession | None = field(default=None, repr=False)
+
+    @property
+    def reading(self) -> AsyncSession:
+        """A session for charts and exports, which read and decide nothing: on the read
+        replica while it is fresh (kit/replica.py), else this request's own session."""
+        database = self.request.app.state.database
+        if database.replica is None:
+            return self.session
+        if self._reading is None:
+            self._reading = database.reading_session()
+        return self._reading
+
+    async def close_reading(self) -> None:
+        if self._reading is not None:
+            await self._reading.close()
 
     @property
     def csrf_token(self) -> str:
@@ -127,6 +143,8 @@ async def _console(request: Request) -> AsyncIterator[Console]:
         except BaseException:
             await session.rollback()
             raise
+        finally:
+            await console.close_reading()
         if session.in_transaction():
             await session.commit()
 

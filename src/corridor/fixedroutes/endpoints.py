@@ -17,7 +17,7 @@ from corridor.fixedroutes.schemas import (
     FixedRouteValidation,
 )
 from corridor.kit.pagination import ListResponse, Page, PageRequest
-from corridor.web.context import Context
+from corridor.web.context import Context, Reading
 from corridor.web.openapi import ERROR_RESPONSES
 from corridor.web.pagination import page_request
 
@@ -91,7 +91,7 @@ async def create_wallet_route(body: FixedRouteCreate, context: Context) -> Respo
     summary="List fixed routes",
 )
 async def list_routes(
-    context: Context,
+    context: Reading,
     page: Pages,
     customer_id: Annotated[str | None, Query(alias="customerId", max_length=64)] = None,
 ) -> ListResponse[FixedRouteRead]:
@@ -138,7 +138,7 @@ async def update_route(route_id: str, body: FixedRouteUpdate, context: Context) 
     summary="List a customer's fixed routes",
 )
 async def list_customer_routes(
-    customer_id: str, context: Context, page: Pages
+    customer_id: str, context: Reading, page: Pages
 ) -> ListResponse[FixedRouteRead]:
     """One customer's fixed routes, newest first."""
     found = await service.list_customer_routes(

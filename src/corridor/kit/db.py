@@ -13,6 +13,7 @@ types are in models/base.py.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
@@ -20,6 +21,7 @@ from typing import Any, TypeVar, cast
 from sqlalchemy import Executable, Select, String, event, select
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.engine.interfaces import PoolProxiedConnection
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -27,13 +29,16 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.pool import AsyncAdaptedQueuePool
 from sqlalchemy.sql.functions import FunctionElement
 from sqlalchemy.util.concurrency import greenlet_spawn
 
+from corridor.kit import metrics
 from corridor.kit.errors import NotFound
 from corridor.kit.group_commit import GroupCommit
 from corridor.kit.ids import looks_like_id
 from corridor.kit.lending import HeldConnections
+from corridor.kit.replica import Replica
 
 
 def _configure_sqlite(engine: AsyncEngine, *, immediate: bool) -> None:
@@ -67,8 +72,59 @@ class PoolLimits:
     timeout_s: float = 5.0
 
 
+class _MeteredPool(AsyncAdaptedQueuePool):
+    """The usual pool, timing each check-out (`corridor_db_pool_wait_seconds`) and
+    counting those that found no connection in time. A subclass per database label
+    (`_metered_pool`), since a pool is made anew, from its class, when it is disposed."""
+
+    metrics_label = "primary"
+
+    def _do_get(self) -> Any:
+        started = time.perf_counter()
+        try:
+            return super()._do_get()
+        except PoolTimeout:
+            metrics.DB_POOL_TIMEOUTS.labels(self.metrics_label).inc()
+            raise
+        finally:
+            metrics.DB_POOL_WAIT.labels(self.metrics_label).observe(time.perf_counter() - started)
+
+
+_pool_classes: dict[str, type[_MeteredPool]] = {}
+
+
+def _metered_pool(label: str) -> type[_MeteredPool]:
+    if label not in _pool_classes:
+        _pool_classes[label] = type(
+            f"MeteredPool_{label}", (_MeteredPool,), {"metrics_label": label}
+        )
+    return _pool_classes[label]
+
+
+def _meter(engine: AsyncEngine, label: str, *, connections_max: int) -> None:
+    """Connections lent out now (`corridor_db_pool_connections_in_use`), set from the pool
+    itself on every check-out and check-in, and the pool's budget."""
+    in_use = metrics.DB_POOL_IN_USE.labels(label)
+    metrics.DB_POOL_MAX.labels(label).set(connections_max)
+    pool = engine.sync_engine.pool
+
+    def lent(*_: Any) -> None:
+        in_use.set(cast("_MeteredPool", engine.sync_engine.pool).checkedout())
+
+    def returned(*_: Any) -> None:
+        # Called just before the connection is back in the pool.
+        in_use.set(max(0, cast("_MeteredPool", engine.sync_engine.pool).checkedout() - 1))
+
+    event.listen(pool, "checkout", lent)
+    event.listen(pool, "checkin", returned)
+
+
 def make_engine(
-    url: str, *, immediate_transactions: bool = True, pool: PoolLimits = PoolLimits()
+    url: str,
+    *,
+    immediate_transactions: bool = True,
+    pool: PoolLimits = PoolLimits(),
+    metrics_label: str = "primary",
 ) -> AsyncEngine:
     # hide_parameters: a database error's message (logged, or printed by the CLI) never
     # carries the statement's values, among them hashes of secrets and personal data.
@@ -78,39 +134,73 @@ def make_engine(
         # instead of each taking BEGIN IMMEDIATE's busy handler, which sleeps and retries
         # with growing pauses and let the unlucky wait a second behind later arrivals.
         # Another process (a `corridor worker`) still meets busy_timeout.
+        size, overflow = (1, 0) if immediate_transactions else (5, 10)
         engine = create_async_engine(
             url,
-            pool_size=1 if immediate_transactions else 5,
-            max_overflow=0 if immediate_transactions else 10,
+            poolclass=_metered_pool(metrics_label),
+            pool_size=size,
+            max_overflow=overflow,
             pool_timeout=60,
             hide_parameters=True,
         )
         _configure_sqlite(engine, immediate=immediate_transactions)
+        _meter(engine, metrics_label, connections_max=size + overflow)
         return engine
     # No pre-ping: checking each connection out with a round trip cost ~7% of a
     # create+submit's CPU. A connection the server dropped (a restart, an idle timeout)
     # fails its request instead, which is answered 503 to retry (web/errors.py), and the
     # failure invalidates the pool, so the retry gets a fresh connection. Connections are
     # renewed after an hour all the same, before any idle timeout likely to be configured.
-    return create_async_engine(
+    engine = create_async_engine(
         url,
+        poolclass=_metered_pool(metrics_label),
         pool_size=pool.size,
         max_overflow=pool.overflow,
         pool_timeout=pool.timeout_s,
         pool_recycle=3600,
         hide_parameters=True,
     )
+    _meter(engine, metrics_label, connections_max=pool.size + pool.overflow)
+    return engine
 
 
 class Database:
-    """The engines and session factories of one database."""
+    """The engines and session factories of one database, and of its read replica when
+    one is configured (PostgreSQL).
 
-    def __init__(self, url: str, *, pool: PoolLimits = PoolLimits()) -> None:
+    Two kinds of session, chosen by the code that opens the unit of work:
+    - `session()`: the primary. Everything that writes, and every read that decides
+      something (a balance behind a hold, a limit, an idempotency key, who is calling).
+    - `reading_session()`: work that only reads and decides nothing (lists, history,
+      statements, console charts, exports): the replica while it is within its lag bound,
+      the primary otherwise (kit/replica.py).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        pool: PoolLimits = PoolLimits(),
+        replica_url: str | None = None,
+        replica_lag_max_s: float = 5.0,
+        replica_poll_s: float = 1.0,
+    ) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
         self.engine = make_engine(url, pool=pool)
         self.read_engine = (
-            make_engine(url, immediate_transactions=False) if self.is_sqlite else self.engine
+            make_engine(url, immediate_transactions=False, metrics_label="primary_read")
+            if self.is_sqlite
+            else self.engine
+        )
+        self.replica = (
+            Replica(
+                make_engine(replica_url, pool=pool, metrics_label="replica"),
+                lag_max_s=replica_lag_max_s,
+                poll_s=replica_poll_s,
+            )
+            if replica_url and not self.is_sqlite
+            else None
         )
         self._write_sessions = async_sessionmaker(
             self.engine, expire_on_commit=False, autoflush=True
@@ -134,7 +224,27 @@ class Database:
         )
 
     def session(self, *, write: bool = True) -> AsyncSession:
+        """A session on the primary (`write=False`: SQLite's reading engine, which never
+        waits for the writer; the same engine on PostgreSQL)."""
         return self._write_sessions() if write else self._read_sessions()
+
+    def reading_session(self) -> AsyncSession:
+        """A session for work that reads and decides nothing: on the replica while it is
+        fresh, else on the primary (counted in `corridor_db_reads_total` by target)."""
+        replica = self.replica
+        if replica is None:
+            metrics.DB_READS.labels("primary").inc()
+        elif replica.fresh:
+            metrics.DB_READS.labels("replica").inc()
+            return replica.session()
+        else:
+            metrics.DB_READS.labels("fallback").inc()
+        return self._read_sessions()
+
+    @property
+    def reads_from_replica(self) -> bool:
+        """Whether `reading_session()` would now give a replica session."""
+        return self.replica is not None and self.replica.fresh
 
     @contextlib.asynccontextmanager
     async def pooled_connection(self) -> AsyncIterator[PoolProxiedConnection]:
@@ -175,6 +285,8 @@ class Database:
         await self.engine.dispose()
         if self.read_engine is not self.engine:
             await self.read_engine.dispose()
+        if self.replica is not None:
+            await self.replica.dispose()
 
 
 # --- Query helpers ------------------------------------------------------------------------

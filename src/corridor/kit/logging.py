@@ -1,4 +1,5 @@
-"""Structured logging: one configure() call, JSON or console lines, request id on every line."""
+"""Structured logging: one configure() call, JSON or console lines, request id on every line
+(and, while traces are on and a span is current, its trace_id and span_id)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import sys
 
 import structlog
 
+from corridor.kit import tracing
 from corridor.kit.request_context import current_request_id
 
 
@@ -29,6 +31,7 @@ def configure_logging(*, log_format: str = "console", level: str = "INFO") -> No
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             _add_request_id,
+            tracing.add_trace_ids,
             structlog.processors.format_exc_info,
             renderer,
         ],

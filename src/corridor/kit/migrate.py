@@ -48,6 +48,18 @@ def pending_migrations(database_url: str) -> list[Migration]:
     return [Migration(item.revision, item.doc or "") for item in reversed(list(pending))]
 
 
+def expected_heads(database_url: str) -> frozenset[str]:
+    """The revisions a database up to date is at (the migrations' heads)."""
+    return frozenset(ScriptDirectory.from_config(alembic_config(database_url)).get_heads())
+
+
+def known_revisions(database_url: str) -> frozenset[str]:
+    """Every revision of this version's migrations (a database at another one was
+    migrated by a newer version)."""
+    script = ScriptDirectory.from_config(alembic_config(database_url))
+    return frozenset(revision.revision for revision in script.walk_revisions())
+
+
 async def _current_heads(database_url: str) -> tuple[str, ...]:
     # hide_parameters as in kit.db: a migration's failure never prints the values it wrote.
     engine = create_async_engine(database_url, hide_parameters=True)

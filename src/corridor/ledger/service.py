@@ -13,6 +13,7 @@ from datetime import datetime
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from corridor.kit import metrics
 from corridor.kit.ids import new_id
 from corridor.ledger import repository, rules
 from corridor.ledger.errors import AccountNotOpen, BalanceLimitExceeded, InsufficientFunds
@@ -129,12 +130,25 @@ async def _write(
         for planned in plan.postings
     ]
     session.add_all(postings)
+    _count_when_committed(session, kind, [posting.currency for posting in postings])
     for account_id, state in plan.accounts_after.items():
         account = accounts[account_id]
         account.posted_balance = state.posted
         account.updated_at = now
     await session.flush()
     return PostedEntry(journal_entry=journal_entry, postings=postings)
+
+
+def _count_when_committed(session: AsyncSession, kind: str, currencies: list[str]) -> None:
+    """corridor_ledger_entries_total and corridor_ledger_postings_total, once committed."""
+    entry_kind = metrics.bounded(kind)
+
+    def count() -> None:
+        metrics.LEDGER_ENTRIES.labels(entry_kind).inc()
+        for currency in currencies:
+            metrics.LEDGER_POSTINGS.labels(entry_kind, metrics.bounded(currency)).inc()
+
+    metrics.after_commit(session, count)
 
 
 async def place_hold(

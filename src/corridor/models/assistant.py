@@ -76,6 +76,9 @@ class AssistantRun(Base):
     ended_at: Mapped[datetime | None]
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
+    # The trace of the request that asked for the run (W3C traceparent), when traces are
+    # on: the worker carrying the run out continues it (kit/tracing.py).
+    trace_context: Mapped[str | None] = mapped_column(String(55))
 
 
 class AssistantMessage(Base):

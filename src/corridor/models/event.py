@@ -11,6 +11,7 @@ from sqlalchemy import ForeignKey, Index, String
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 
+from corridor.kit import tracing
 from corridor.kit.ids import new_id
 from corridor.models.base import Base, id_column
 
@@ -29,6 +30,9 @@ class Event(Base):
     created_at: Mapped[datetime] = mapped_column(index=True)
     # Set once the dispatcher has fanned the event out to the endpoints' deliveries.
     dispatched_at: Mapped[datetime | None] = mapped_column(index=True)
+    # The trace of the change that wrote it (W3C traceparent), when traces are on: the
+    # worker delivering its webhooks continues that trace (kit/tracing.py).
+    trace_context: Mapped[str | None] = mapped_column(String(55))
 
 
 event_type_chars_max = 80
@@ -54,6 +58,7 @@ def event_row(
         tags=sorted({tag for tag in tags if tag}),
         created_at=at,
         dispatched_at=None,
+        trace_context=tracing.current_traceparent(),
     )
 
 

@@ -25,7 +25,7 @@ from corridor.parties.schemas import (
     ExternalWalletRead,
     ExternalWalletUpdate,
 )
-from corridor.web.context import Context
+from corridor.web.context import Context, Reading
 from corridor.web.openapi import ERROR_RESPONSES
 from corridor.web.pagination import page_request
 
@@ -85,7 +85,7 @@ async def create_counterparty(body: CounterpartyCreate, context: Context) -> Res
     summary="List counterparties",
 )
 async def list_counterparties(
-    context: Context,
+    context: Reading,
     page: Annotated[PageRequest, Depends(page_request)],
     customer_id: Annotated[
         str | None,
@@ -194,7 +194,7 @@ async def create_external_account(body: ExternalAccountCreate, context: Context)
     summary="List external bank accounts",
 )
 async def list_external_accounts(
-    context: Context,
+    context: Reading,
     page: Annotated[PageRequest, Depends(page_request)],
     customer_id: CustomerFilter = None,
     counterparty_id: CounterpartyFilter = None,
@@ -304,7 +304,7 @@ async def create_external_wallet(body: ExternalWalletCreate, context: Context) -
     summary="List external wallets",
 )
 async def list_external_wallets(
-    context: Context,
+    context: Reading,
     page: Annotated[PageRequest, Depends(page_request)],
     customer_id: CustomerFilter = None,
     counterparty_id: CounterpartyFilter = None,

@@ -12,7 +12,7 @@ from corridor.kit.errors import ValidationFailed
 from corridor.statements import exports, service
 from corridor.statements.rules import StatementFormat, period_pattern
 from corridor.statements.schemas import NonBalanceStatementRead, StatementRead
-from corridor.web.context import Context
+from corridor.web.context import Reading, RequestContext
 from corridor.web.openapi import ERROR_RESPONSES
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
@@ -47,7 +47,7 @@ FormatQuery = Annotated[
 ]
 
 
-def _chosen_format(context: Context, asked: StatementFormat | None) -> StatementFormat:
+def _chosen_format(context: RequestContext, asked: StatementFormat | None) -> StatementFormat:
     if asked is not None:
         return asked
     accept = context.request.headers.get("accept", "").lower()
@@ -82,7 +82,7 @@ def _check_period_text(period: str) -> None:
     },
 )
 async def get_statement(
-    account_id: str, period: PeriodText, context: Context, format: FormatQuery = None
+    account_id: str, period: PeriodText, context: Reading, format: FormatQuery = None
 ) -> Response:
     """The UTC month `period` (YYYY-MM): opening balance, every balance transaction with the
     running balance, closing balance, totals in and out. JSON, or with `Accept: text/csv` /
@@ -120,7 +120,7 @@ async def get_statement(
     summary="List a month's transfers that passed through an account",
 )
 async def get_non_balance_statement(
-    account_id: str, period: PeriodText, context: Context
+    account_id: str, period: PeriodText, context: Reading
 ) -> NonBalanceStatementRead:
     """Deposits of the month to the account's virtual accounts (its virtual bank account,
     fixed routes' accounts, deposit wallets) whose transfers went on without touching the

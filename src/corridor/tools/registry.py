@@ -8,6 +8,8 @@ against the tool's input model before anything runs.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -17,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.config import Settings
+from corridor.kit import metrics, tracing
 from corridor.kit.clock import Clock
 from corridor.kit.db import Database
 from corridor.kit.errors import CorridorError, Forbidden
@@ -79,7 +82,28 @@ async def call_tool(
 async def run_tool(
     environment: ToolEnvironment, caller: Caller, tool: Tool, arguments: BaseModel
 ) -> BaseModel:
-    """Run a tool whose arguments are already parsed, in a unit of work of its own."""
+    """Run a tool whose arguments are already parsed, in a unit of work of its own (a
+    span `tool <name>` while traces are on; counted in `corridor_tool_calls_total`)."""
+    with _observed(tool):
+        return await _run_tool(environment, caller, tool, arguments)
+
+
+@contextlib.contextmanager
+def _observed(tool: Tool) -> Iterator[None]:
+    name = metrics.bounded(tool.name)
+    with tracing.span(f"tool {tool.name}", attributes={"corridor.tool": tool.name}) as span:
+        try:
+            yield
+        except BaseException as error:
+            metrics.TOOL_CALLS.labels(name, "error").inc()
+            tracing.mark_failed(span, type(error).__name__)
+            raise
+        metrics.TOOL_CALLS.labels(name, "ok").inc()
+
+
+async def _run_tool(
+    environment: ToolEnvironment, caller: Caller, tool: Tool, arguments: BaseModel
+) -> BaseModel:
     write = tool.kind is ToolKind.WRITE
     async with environment.database.session(write=write) as session:
         context = ToolContext(
@@ -116,17 +140,18 @@ async def run_in_session(
     context = ToolContext(
         session=session, caller=caller, now=now, settings=settings, plugins=plugins
     )
-    savepoint = await session.begin_nested()
-    try:
-        result = await tool.handler(context, arguments)
-    except CorridorError as error:
-        await savepoint.rollback()
-        raise ToolError.of(error) from None
-    except BaseException:
-        await savepoint.rollback()
-        raise
-    await savepoint.commit()
-    return _answer(result)
+    with _observed(tool):
+        savepoint = await session.begin_nested()
+        try:
+            result = await tool.handler(context, arguments)
+        except CorridorError as error:
+            await savepoint.rollback()
+            raise ToolError.of(error) from None
+        except BaseException:
+            await savepoint.rollback()
+            raise
+        await savepoint.commit()
+        return _answer(result)
 
 
 async def dry_run(

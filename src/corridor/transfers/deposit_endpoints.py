@@ -17,7 +17,7 @@ from corridor.transfers.schemas.deposits import DepositRead, VirtualAccountRead
 from corridor.transfers.schemas.requests import SandboxDeposit, SandboxLegStatus
 from corridor.transfers.schemas.transfer import TransferRead
 from corridor.web.authentication import SandboxOnlyRoute
-from corridor.web.context import Context
+from corridor.web.context import Context, Reading
 from corridor.web.openapi import ERROR_RESPONSES
 from corridor.web.pagination import page_request
 
@@ -33,7 +33,7 @@ Page = Annotated[PageRequest, Depends(page_request)]
     summary="List a customer's unmatched deposits",
 )
 async def list_unmatched_deposits(
-    customer_id: str, context: Context, page: Page
+    customer_id: str, context: Reading, page: Page
 ) -> ListResponse[DepositRead]:
     """Money that arrived at the customer's deposit addresses or virtual accounts without
     matching a transfer waiting for it (wrong amount, rail, reference, or none waiting)."""
@@ -122,7 +122,7 @@ async def set_leg_status(
     summary="List an account's virtual accounts",
 )
 async def list_virtual_accounts(
-    account_id: str, context: Context, page: Page
+    account_id: str, context: Reading, page: Page
 ) -> ListResponse[VirtualAccountRead]:
     """Where money for this balance account can be sent: the customer's virtual bank
     account in its currency (`vba_`) and the deposit wallets of its transfers (`vwa_`)."""

@@ -29,7 +29,7 @@ from corridor.transfers.schemas.requests import (
     client_reference_chars_max,
 )
 from corridor.transfers.schemas.transfer import TransferRead
-from corridor.web.context import Context
+from corridor.web.context import Context, Reading
 from corridor.web.openapi import ERROR_RESPONSES
 from corridor.web.pagination import page_request
 
@@ -125,7 +125,7 @@ async def create_transfer(body: TransferCreate, context: Context, plugins: Plugi
     summary="List transfers",
 )
 async def list_transfers(
-    context: Context,
+    context: Reading,
     page: Pages,
     status: Annotated[TransferStatus | None, Query(description="Only this status")] = None,
     agent_approval_status: Annotated[
@@ -340,7 +340,7 @@ async def authorize_transfer(
     tags=TAGS,
     summary="List a customer's transfers",
 )
-async def list_customer_transfers(customer_id: str, context: Context, page: Pages) -> Response:
+async def list_customer_transfers(customer_id: str, context: Reading, page: Pages) -> Response:
     """Transfers of one customer, newest first."""
     found = await service.list_customer_transfers(
         context.session, caller=context.caller, customer_id=customer_id, page=page
@@ -354,7 +354,7 @@ async def list_customer_transfers(customer_id: str, context: Context, page: Page
     tags=TAGS,
     summary="List a balance account's transfers",
 )
-async def list_account_transfers(account_id: str, context: Context, page: Pages) -> Response:
+async def list_account_transfers(account_id: str, context: Reading, page: Pages) -> Response:
     """Transfers that debit or credit the account, newest first."""
     found = await service.list_account_transfers(
         context.session, caller=context.caller, account_id=account_id, page=page

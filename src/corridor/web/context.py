@@ -292,6 +292,42 @@ async def _settle_claim_after_error(
         )
 
 
+async def _reading_context(
+    request: Request,
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)],
+    api_key: Annotated[str | None, Depends(api_key_scheme)],
+) -> AsyncIterator[RequestContext]:
+    """The unit of work of a request that reads and decides nothing (a list, history, a
+    statement): on the read replica while it is fresh (kit/replica.py). The caller is
+    authenticated on the primary all the same (a key revoked a moment ago is refused).
+    Without a replica, exactly `Context`'s unit of work."""
+    state = request.app.state
+    database: Database = state.database
+    if database.replica is None:
+        async with asynccontextmanager(_request_context)(request, bearer, api_key) as context:
+            yield context
+        return
+    caller: Caller | None = getattr(request.state, "caller", None)
+    if caller is None:
+        caller = await current_caller(request, bearer, api_key)
+    async with database.reading_session() as session:
+        context = RequestContext(
+            session=session,
+            clock=state.clock,
+            settings=state.settings,
+            database=database,
+            request=request,
+            caller=caller,
+        )
+        try:
+            yield context
+        except BaseException:
+            await session.rollback()
+            raise
+        if session.in_transaction():
+            await session.commit()
+
+
 async def _public_context(request: Request) -> AsyncIterator[PublicContext]:
     state = request.app.state
     async with state.database.session(write=request.method not in _READ_METHODS) as session:
@@ -313,3 +349,7 @@ async def _public_context(request: Request) -> AsyncIterator[PublicContext]:
 # scope="function": the unit of work ends (commits) before the response is sent.
 Context = Annotated[RequestContext, Depends(_request_context, scope="function")]
 Public = Annotated[PublicContext, Depends(_public_context, scope="function")]
+# Lists, history, statements, exports: may read from the replica (kit/db.py
+# `reading_session`). Anything that decides money (a balance behind a hold, a limit, an
+# idempotency key) takes `Context`, always the primary.
+Reading = Annotated[RequestContext, Depends(_reading_context, scope="function")]

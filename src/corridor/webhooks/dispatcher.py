@@ -22,8 +22,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy.orm import object_session
 
 from corridor.config import Settings, get_settings
+from corridor.kit import metrics, stopping, tracing
 from corridor.kit.clock import Clock
 from corridor.kit.db import Database
 from corridor.kit.ids import new_id
@@ -63,6 +65,9 @@ class Claimed:
     delivery_id: str
     endpoint_id: str
     request: AttemptRequest
+    # The trace of the change that wrote the event (kit/tracing.py), when traces are on.
+    trace_context: str | None = None
+    event_type: str = ""
 
 
 # One sender per event loop, kept from run to run so its connections stay alive between runs.
@@ -160,6 +165,7 @@ class _Pump:
             free = self._slots - self._unrecorded
             if (
                 time.monotonic() < deadline
+                and not stopping.stopping()
                 and free >= self._batch_min()
                 and (more_due or await _work_waiting(self._database, self._clock.now()))
             ):
@@ -188,7 +194,13 @@ class _Pump:
             task.add_done_callback(self._sends.discard)
 
     async def _send(self, claimed: Claimed) -> None:
-        result = await self._sender.send(claimed.request, at=self._clock.now())
+        # The trace of the change that wrote the event goes on here (kit/tracing.py).
+        with tracing.continued(
+            claimed.trace_context,
+            "webhook.deliver",
+            attributes={"corridor.event_type": claimed.event_type},
+        ):
+            result = await self._sender.send(claimed.request, at=self._clock.now())
         self._answers.append((claimed, result))
         self._answered.set()
 
@@ -268,7 +280,23 @@ async def fan_out(session: AsyncSession, *, now: datetime) -> int:
             ):
                 session.add(_new_delivery(event, endpoint, now))
         event.dispatched_at = now
+    _count_fanned_out(session, events, now)
     return len(events)
+
+
+def _count_fanned_out(session: AsyncSession, events: Sequence[Event], now: datetime) -> None:
+    """Every committed event passes here once: the transfers it says were created,
+    submitted, completed… are counted here (kit/metrics.py), once the fan-out commits."""
+    fanned_out = [(event.type, event.data) for event in events]
+    delays = [max(0.0, (now - event.created_at).total_seconds()) for event in events]
+
+    def count() -> None:
+        metrics.count_outbox_events(fanned_out)
+        outbox = metrics.WORKER_CLAIM_DELAY.labels("outbox")
+        for delay in delays:
+            outbox.observe(delay)
+
+    metrics.after_commit(session, count)
 
 
 def _new_delivery(event: Event, endpoint: WebhookEndpoint, now: datetime) -> WebhookDelivery:
@@ -311,6 +339,12 @@ async def claim(
     signing_secrets: dict[str, list[str]] = {}  # per endpoint, decoded once per batch
     claimed: list[Claimed] = []
     attempts: list[dict[str, Any]] = []
+    delays = [
+        max(0.0, (now - delivery.due_at).total_seconds())
+        for delivery in deliveries
+        if delivery.due_at is not None
+    ]
+    metrics.after_commit(session, lambda: _observe_claim_delays(delays))
     for delivery in deliveries:
         taken_over = delivery.status == DeliveryStatus.SENDING.value
         if taken_over and delivery.current_attempt_id in abandoned:
@@ -336,7 +370,16 @@ async def claim(
             secrets=signing_secrets[endpoint.id],
             body=payload_bytes(event.type, event.created_at, event.data),
         )
-        claimed.append(Claimed(attempt["id"], delivery.id, endpoint.id, request))
+        claimed.append(
+            Claimed(
+                attempt["id"],
+                delivery.id,
+                endpoint.id,
+                request,
+                trace_context=event.trace_context,
+                event_type=event.type,
+            )
+        )
     # The ORM's changes (abandoned attempts, canceled deliveries) first, then the new
     # attempts and the claimed deliveries in one statement each.
     await session.flush()
@@ -347,6 +390,12 @@ async def claim(
         session, [{key: row[key] for key in _START_KEYS} for row in attempts]
     )
     return claimed
+
+
+def _observe_claim_delays(delays: list[float]) -> None:
+    webhook = metrics.WORKER_CLAIM_DELAY.labels("webhook")
+    for delay in delays:
+        webhook.observe(delay)
 
 
 _START_KEYS = ("delivery_id", "attempt_id", "attempt_number", "lease_until", "now")
@@ -431,6 +480,18 @@ async def record(
         now,
     )
     await repository.end_failing_runs(session, [item.endpoint_id for item in succeeded])
+    results = [result for _, result in answers]
+    metrics.after_commit(session, lambda: _count_attempts(results, delivered=len(succeeded)))
+
+
+def _count_attempts(results: Sequence[AttemptResult], *, delivered: int) -> None:
+    metrics.WEBHOOK_DELIVERIES.labels("success").inc(delivered)
+    for result in results:
+        outcome = outcome_of(result.status_code).value.lower()
+        code = result.status_code
+        status_class = "none" if code is None else f"{code // 100}xx"
+        metrics.WEBHOOK_ATTEMPTS.labels(outcome, status_class).inc()
+        metrics.WEBHOOK_ATTEMPT_DURATION.labels(outcome).observe(result.duration_ms / 1000)
 
 
 def _answer_row(claimed: Claimed, result: AttemptResult, now: datetime) -> dict[str, Any]:
@@ -530,6 +591,10 @@ def _schedule_retry(
 
 
 def _settle_as(delivery: WebhookDelivery, status: DeliveryStatus, now: datetime) -> None:
+    finished = metrics.WEBHOOK_DELIVERIES.labels(status.value.lower())
+    session = object_session(delivery)
+    if session is not None:
+        metrics.after_commit(session, finished.inc)
     delivery.status = status.value
     delivery.due_at = None
     delivery.current_attempt_id = None

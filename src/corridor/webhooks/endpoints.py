@@ -12,7 +12,7 @@ from fastapi import APIRouter, Body, Depends, Query, Response
 from corridor.kit.errors import ValidationFailed
 from corridor.kit.ids import id_pattern
 from corridor.kit.pagination import ListResponse, PageRequest, page_size_max
-from corridor.web.context import Context
+from corridor.web.context import Context, Reading
 from corridor.web.openapi import ERROR_RESPONSES
 from corridor.web.pagination import page_request
 from corridor.webhooks import history, service
@@ -288,7 +288,7 @@ async def message_filter(
 
 @router.get("/messages", response_model=MessageList, tags=MESSAGES, summary="List webhook messages")
 async def list_messages(
-    context: Context, query: Annotated[MessageFilter, Depends(message_filter)]
+    context: Reading, query: Annotated[MessageFilter, Depends(message_filter)]
 ) -> MessageList:
     """Newest first. Pages stay stable while new messages arrive: pass `iterator` on until
     `done`. `available` is false when message history is switched off."""
@@ -338,7 +338,7 @@ async def get_message(message_id: str, context: Context) -> MessageDetail:
 )
 async def list_attempts(
     message_id: str,
-    context: Context,
+    context: Reading,
     page: Page,
     endpoint_id: Annotated[
         str | None,

@@ -14,8 +14,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from urllib.parse import urlsplit
 
 from corridor import __version__
+from corridor.kit import tracing
 from corridor.kit.logging import get_logger
 from corridor.webhooks import signing, urls
 from corridor.webhooks.connections import (
@@ -64,6 +66,17 @@ class Sender:
         await self._connections.aclose()
 
     async def send(self, request: AttemptRequest, *, at: datetime) -> AttemptResult:
+        """One attempt; a span of kind CLIENT while traces are on (the host, never the
+        URL's path or query, which may carry a receiver's token)."""
+        attributes = _span_attributes(request) if tracing.enabled() else None
+        with tracing.span("POST", client=True, attributes=attributes) as span:
+            result = await self._attempt(request, at)
+            tracing.set_attributes(span, **{"http.response.status_code": result.status_code})
+            if result.status_code is None or result.status_code >= 400:
+                tracing.mark_failed(span, result.error or f"HTTP {result.status_code}")
+            return result
+
+    async def _attempt(self, request: AttemptRequest, at: datetime) -> AttemptResult:
         started = time.perf_counter()
         try:
             async with asyncio.timeout(self._timeout_s):
@@ -120,6 +133,22 @@ class Sender:
             )
         assert last_error is not None
         raise last_error
+
+
+def _span_attributes(request: AttemptRequest) -> dict[str, str | int]:
+    parts = urlsplit(request.url)
+    attributes: dict[str, str | int] = {
+        "http.request.method": "POST",
+        "url.scheme": parts.scheme,
+        "server.address": parts.hostname or "",
+        "corridor.webhook.message_id": request.message_id,
+    }
+    try:
+        if parts.port is not None:
+            attributes["server.port"] = parts.port
+    except ValueError:
+        pass
+    return attributes
 
 
 def _excerpt(body: bytes) -> str:

@@ -3,17 +3,27 @@
 `corridor worker` runs them alone; `corridor serve` runs them in-process on the embedded
 default. Tasks claim rows with FOR UPDATE SKIP LOCKED on PostgreSQL, so any number of
 workers can share one database.
+
+Stopping (SIGTERM, or the server shutting down): every task finishes the run it is in
+and starts no other; a run claims nothing more once `kit.stopping.stopping()` is true
+and finishes, or releases, what it holds (webhook attempts in flight are sent and
+recorded; an assistant run between steps gives its lease back). What is still running
+after `shutdown_grace_s` is cancelled: its claims' leases run out and another worker
+takes them over. Then the worker deletes its heartbeat.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from corridor.assistant import execution
 from corridor.assistant import retention as assistant_retention
 from corridor.assistant.execution import AssistantEnvironment
+from corridor.config import Settings, get_settings
+from corridor.kit import metrics, stopping
 from corridor.kit.clock import Clock
 from corridor.kit.db import Database
 from corridor.kit.logging import get_logger
@@ -21,10 +31,12 @@ from corridor.mcp import sessions as mcp_sessions
 from corridor.transfers.engine import advance as transfer_engine
 from corridor.web import idempotency
 from corridor.webhooks import dispatcher, retention
+from corridor.workers.operations import Heartbeat, sample_queues
 
 logger = get_logger(__name__)
 
 Task = Callable[[Database, Clock], Awaitable[int]]
+queue_sample_s = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +56,7 @@ TASKS: list[PeriodicTask] = [
     PeriodicTask("webhook_dispatch", dispatcher.dispatch_task, interval_s=0.1),
     PeriodicTask("webhook_retention", retention.purge_task, interval_s=600),
     PeriodicTask("transfer_engine", transfer_engine.advance_transfers, interval_s=1),
+    PeriodicTask("queue_gauges", sample_queues, interval_s=queue_sample_s),
 ]
 
 
@@ -56,11 +69,10 @@ async def run_task_forever(
             if done:
                 logger.info("worker_task_ran", task=task.name, items=done)
         except Exception:
+            metrics.WORKER_TASK_FAILURES.labels(task.name).inc()
             logger.exception("worker_task_failed", task=task.name)
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), timeout=task.interval_s)
-        except TimeoutError:
-            pass
 
 
 def assistant_tasks(environment: AssistantEnvironment) -> list[PeriodicTask]:
@@ -84,7 +96,40 @@ async def run_workers(
     stop: asyncio.Event,
     *,
     assistant: AssistantEnvironment | None = None,
+    settings: Settings | None = None,
 ) -> None:
-    tasks = [*TASKS, *(assistant_tasks(assistant) if assistant is not None else [])]
+    """Run every task until `stop` is set, then give them `shutdown_grace_s` to finish."""
+    settings = settings or get_settings()
+    heartbeat = Heartbeat()
+    tasks = [
+        *TASKS,
+        PeriodicTask("heartbeat", heartbeat.beat, interval_s=settings.worker_heartbeat_s),
+        *(assistant_tasks(assistant) if assistant is not None else []),
+    ]
     logger.info("workers_started", tasks=[task.name for task in tasks])
-    await asyncio.gather(*(run_task_forever(task, database, clock, stop) for task in tasks))
+    token = stopping.watch(stop)
+    try:
+        running = [
+            asyncio.create_task(run_task_forever(task, database, clock, stop), name=task.name)
+            for task in tasks
+        ]
+    finally:
+        stopping.unwatch(token)
+    try:
+        await stop.wait()
+    finally:
+        stop.set()
+        await _finish(running, settings.shutdown_grace_s)
+        with contextlib.suppress(Exception):
+            await heartbeat.stop(database)
+        logger.info("workers_stopped")
+
+
+async def _finish(running: list[asyncio.Task[None]], grace_s: float) -> None:
+    """Wait up to `grace_s` for the tasks to end by themselves, then cancel the rest."""
+    _, late = await asyncio.wait(running, timeout=grace_s) if running else (set(), set())
+    for task in late:
+        logger.warning("worker_task_cancelled", task=task.get_name(), grace_s=grace_s)
+        task.cancel()
+    if late:
+        await asyncio.gather(*late, return_exceptions=True)

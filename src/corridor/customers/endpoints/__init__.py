@@ -29,7 +29,7 @@ from corridor.customers.schemas.customer import (
 from corridor.customers.schemas.entities import AssociatedEntityRead
 from corridor.customers.states import CustomerStatus, CustomerType
 from corridor.kit.pagination import ListResponse, PageRequest
-from corridor.web.context import Context
+from corridor.web.context import Context, Reading
 from corridor.web.openapi import ERROR_RESPONSES
 from corridor.web.pagination import page_request
 
@@ -83,7 +83,7 @@ async def create_business_customer(body: BusinessCustomerCreate, context: Contex
     "/customers", response_model=ListResponse[CustomerRead], tags=TAGS, summary="List customers"
 )
 async def list_customers(
-    context: Context,
+    context: Reading,
     page: Annotated[PageRequest, Depends(page_request)],
     status: Annotated[CustomerStatus | None, Query(description="Only this status")] = None,
     type: Annotated[CustomerType | None, Query(description="INDIVIDUAL or BUSINESS")] = None,

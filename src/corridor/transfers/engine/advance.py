@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from corridor.kit import metrics, stopping
 from corridor.kit.clock import Clock
 from corridor.kit.db import Database
 from corridor.kit.logging import get_logger
@@ -53,7 +54,7 @@ async def advance_transfers(
     if not due:  # no write transaction (nor SQLite's write lock) for an idle pass
         return 0
     steps = 0
-    while steps < steps_per_pass_max:
+    while steps < steps_per_pass_max and not stopping.stopping():
         claimed: str | None = None
         now = clock.now()
         try:
@@ -64,6 +65,7 @@ async def advance_transfers(
                 if transfer is None:
                     break
                 claimed = transfer.id
+                _note_claim_delay(session, transfer, now)
                 await step(session, transfer, now=now)
         except Exception:
             if claimed is None:
@@ -72,6 +74,14 @@ async def advance_transfers(
             await _defer(database, claimed, until=now + timedelta(seconds=rail_retry_s))
         steps += 1
     return steps
+
+
+def _note_claim_delay(session: AsyncSession, transfer: Transfer, now: datetime) -> None:
+    """How late the step was taken (corridor_worker_claim_delay_seconds), once committed."""
+    if transfer.next_step_at is not None:
+        delay = max(0.0, (now - transfer.next_step_at).total_seconds())
+        waited = metrics.WORKER_CLAIM_DELAY.labels("transfer_engine")
+        metrics.after_commit(session, lambda: waited.observe(delay))
 
 
 async def _defer(database: Database, transfer_id: str, *, until: datetime) -> None:

@@ -127,7 +127,7 @@ async def test_failed_sign_ins_from_one_address_are_limited_across_emails(databa
 
 async def test_a_lock_ends_when_its_window_has_room_again(database_url, make_tenant):
     async with limited_app(
-        database_url, rate_limit_sign_in_failures_per_email="2 per 1 second"
+        database_url, rate_limit_sign_in_failures_per_email="2 per 4 seconds"
     ) as application:
         tenant = await make_tenant(application)
         async with client_from(application, _address()) as browser:

@@ -11,6 +11,7 @@ started (never in CI: CORRIDOR_TEST_REQUIRE_ALL=1)."""
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -240,8 +241,10 @@ async def test_a_restricted_api_key_from_ticked_scopes(app, tenant, base_url, br
     async with signed_in(browser, base_url, tenant, "/console/api-keys") as page:
         await check_page(page, "api-keys.png")
         await page.get_by_label("Name").fill("Payouts backend")
-        await page.get_by_label("transfers:write").check()
-        await page.get_by_label("accounts:read").check()
+        # A scope's label starts with its name; accounts:write's description names
+        # accounts:read too, so match the start.
+        await page.get_by_role("checkbox", name=re.compile(r"^transfers:write\b")).check()
+        await page.get_by_role("checkbox", name=re.compile(r"^accounts:read\b")).check()
         await page.get_by_role("button", name="Create key").click()
         secret = await page.locator("#secret-value").inner_text()
         assert secret.startswith("sk_sandbox_") and secret not in page.url

@@ -925,6 +925,22 @@ class CustomerUpdate(CorridorModel):
     """
 
 
+class Status(StrEnum):
+    """
+    ok when the primary answers
+    """
+
+    ok = "ok"
+    failing = "failing"
+
+
+class DatabaseCheck(CorridorModel):
+    status: Annotated[Status, Field(title="Status")]
+    """
+    ok when the primary answers
+    """
+
+
 class Decision(StrEnum):
     approve = "APPROVE"
     reject = "REJECT"
@@ -1930,6 +1946,45 @@ class MessageRead(CorridorModel):
     next_attempt: Annotated[str | None, Field(alias="nextAttempt", title="Nextattempt")]
 
 
+class Status1(StrEnum):
+    """
+    ok when the schema is at this version's migrations' head, or past it (a newer version migrated it: a release's migrations only add, so the version before it runs on them); failing when it is behind (run corridor migrate)
+    """
+
+    ok = "ok"
+    failing = "failing"
+
+
+class State(StrEnum):
+    """
+    The schema against this version's migrations
+    """
+
+    current = "current"
+    ahead = "ahead"
+    behind = "behind"
+    unknown = "unknown"
+
+
+class MigrationsCheck(CorridorModel):
+    status: Annotated[Status1, Field(title="Status")]
+    """
+    ok when the schema is at this version's migrations' head, or past it (a newer version migrated it: a release's migrations only add, so the version before it runs on them); failing when it is behind (run corridor migrate)
+    """
+    state: Annotated[State, Field(title="State")]
+    """
+    The schema against this version's migrations
+    """
+    current: Annotated[list[str], Field(title="Current")]
+    """
+    Revisions the database is at
+    """
+    expected: Annotated[list[str], Field(title="Expected")]
+    """
+    Revisions of this version's migrations
+    """
+
+
 class NonBalanceItemRead(CorridorModel):
     """
     A deposit to one of the account's virtual accounts that went on without touching the
@@ -2245,6 +2300,11 @@ class ReadMarker(CorridorModel):
     ]
 
 
+class Status2(StrEnum):
+    ready = "ready"
+    not_ready = "not_ready"
+
+
 class RefundRead(CorridorModel):
     """
     Spec 2.6: the refund of money that came in, carried out by a REFUND_CRYPTO or
@@ -2315,6 +2375,33 @@ class ReplayRequest(CorridorModel):
     until: Annotated[AwareDatetime | None, Field(title="Until")] = None
     """
     …and before this time (now)
+    """
+
+
+class Status3(StrEnum):
+    """
+    lagging, unreachable, unmeasured: reads go to the primary meanwhile
+    """
+
+    not_configured = "not_configured"
+    ok = "ok"
+    lagging = "lagging"
+    unreachable = "unreachable"
+    unmeasured = "unmeasured"
+
+
+class ReplicaCheck(CorridorModel):
+    status: Annotated[Status3, Field(title="Status")]
+    """
+    lagging, unreachable, unmeasured: reads go to the primary meanwhile
+    """
+    lag_seconds: Annotated[float | None, Field(alias="lagSeconds", title="Lagseconds")]
+    """
+    How far behind the primary it is
+    """
+    lag_max_seconds: Annotated[float | None, Field(alias="lagMaxSeconds", title="Lagmaxseconds")]
+    """
+    Past this, reads go to the primary
     """
 
 
@@ -2513,7 +2600,7 @@ class SandboxFund(CorridorModel):
     """
 
 
-class Status(StrEnum):
+class Status4(StrEnum):
     completed = "COMPLETED"
     failed = "FAILED"
     returned = "RETURNED"
@@ -2523,7 +2610,7 @@ class SandboxLegStatus(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    status: Annotated[Status, Field(title="Status")]
+    status: Annotated[Status4, Field(title="Status")]
     reason: Annotated[
         str | None,
         Field(
@@ -3462,6 +3549,36 @@ class Visibility(StrEnum):
     organization = "organization"
 
 
+class Status5(StrEnum):
+    """
+    ok when a worker's heartbeat is fresh
+    """
+
+    ok = "ok"
+    failing = "failing"
+
+
+class WorkersCheck(CorridorModel):
+    status: Annotated[Status5, Field(title="Status")]
+    """
+    ok when a worker's heartbeat is fresh
+    """
+    live: Annotated[int, Field(title="Live")]
+    """
+    Workers whose heartbeat is fresh
+    """
+    last_heartbeat_age_seconds: Annotated[
+        float | None,
+        Field(alias="lastHeartbeatAgeSeconds", title="Lastheartbeatageseconds"),
+    ]
+    """
+    Age of the newest heartbeat (null: none ever written)
+    """
+    stale_after_seconds: Annotated[
+        float, Field(alias="staleAfterSeconds", title="Staleafterseconds")
+    ]
+
+
 class AgentApproval(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -4118,6 +4235,13 @@ class BusinessVerification(CorridorModel):
 class CapabilityRead(CorridorModel):
     name: Capability
     status: CapabilityStatus
+
+
+class Checks(CorridorModel):
+    database: DatabaseCheck
+    migrations: MigrationsCheck
+    workers: WorkersCheck
+    replica: ReplicaCheck
 
 
 class ComplianceRequirementsRead(CorridorModel):
@@ -5239,6 +5363,11 @@ class QuoteSide(CorridorModel):
 class QuoteWithTransfer(CorridorModel):
     quote: QuoteRead
     transfer: TransferRead
+
+
+class Readiness(CorridorModel):
+    status: Annotated[Status2, Field(title="Status")]
+    checks: Checks
 
 
 class RfiRead(CorridorModel):

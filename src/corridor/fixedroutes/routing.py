@@ -139,7 +139,7 @@ async def route_deposit(
     await session.flush()
     events.transfer_event(session, events.CREATED, transfer=transfer, legs=legs, now=now)
     transfer.funding_needed = True
-    lifecycle.set_status(session, transfer, legs, TransferStatus.PENDING, now=now)
+    await lifecycle.set_status(session, transfer, legs, TransferStatus.PENDING, now=now)
     return RoutedDeposit(transfer=transfer, unmatched_reason=None)
 
 

@@ -12,7 +12,7 @@ from corridor.auth.callers import Caller
 from corridor.kit.db import get_visible
 from corridor.models.event import Event
 from corridor.models.transfer import Transfer, TransferLeg
-from corridor.transfers import events, repository
+from corridor.transfers import events, repository, spending
 from corridor.transfers.errors import TransferStateRefused
 from corridor.transfers.rules import states
 from corridor.transfers.rules.states import LegStatus, TransferStatus
@@ -81,7 +81,7 @@ def move(
     )
 
 
-def set_status(
+async def set_status(
     session: AsyncSession,
     transfer: Transfer,
     legs: list[TransferLeg],
@@ -89,8 +89,18 @@ def set_status(
     *,
     now: datetime,
 ) -> None:
-    """Move the transfer (the state machine must allow it) and emit transfer.<status>."""
+    """Move the transfer (the state machine must allow it) and emit transfer.<status>. A
+    submitted agent transfer that stops counting toward its agent's spend (cancelled,
+    failed, reversed) takes its amount back off the agent's windows in the same write."""
+    counted = spending.counts(transfer.status)
     session.add(move(transfer, legs, target, now=now))
+    if (
+        counted
+        and not spending.counts(transfer.status)
+        and transfer.agent_id is not None
+        and transfer.submitted_at is not None
+    ):
+        await spending.take_back(session, transfer=transfer, now=now)
 
 
 def set_leg_status(

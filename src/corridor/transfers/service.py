@@ -126,7 +126,17 @@ async def create_transfer(
     """A DRAFT, or (with `confirm: true`) a submitted transfer, all in one unit of work."""
     caller.require_scope(WRITE_SCOPE)
     caller.require_customer_binding()
-    customer = await planning.active_customer(session, caller, data.customer_id)
+    wanted = planning.wanted_customer(caller, data.customer_id)
+    # Load: every row the plan reads, in one statement; then only pure decisions on them.
+    rows = await planning.load(
+        session,
+        caller,
+        customer_id=wanted,
+        source_request=_request_dict(data.source),
+        destination_request=_request_dict(data.destination),
+        counterparty_id=data.counterparty_id,
+    )
+    customer = planning.loaded_customer(rows, wanted)
     fee_request = planning.fee_request(
         fields_set=data.model_fields_set,
         developer_fee=data.developer_fee,
@@ -152,8 +162,8 @@ async def create_transfer(
     )
     locks = plugins.rate_locks
     await locks.hold(session, caller=caller, transfer=transfer, quote_id=data.quote_id, now=now)
-    legs = await planning.replan(
-        session,
+    legs = planning.replan_from(
+        rows,
         caller,
         customer,
         transfer,
@@ -246,9 +256,11 @@ async def update_transfer(
     counterparty_id = (
         data.counterparty_id if "counterparty_id" in fields else _sent_counterparty(transfer)
     )
-    customer = await planning.active_customer(session, caller, transfer.customer_id)
-    legs = await planning.replan(
-        session,
+    wanted = planning.wanted_customer(caller, transfer.customer_id)
+    rows = await planning.load_for(session, caller, transfer, counterparty_id)
+    customer = planning.loaded_customer(rows, wanted)
+    legs = planning.replan_from(
+        rows,
         caller,
         customer,
         transfer,

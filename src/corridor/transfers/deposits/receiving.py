@@ -54,7 +54,7 @@ async def funds_arrived(
     transfer.deposit_instructions = None
     lifecycle.set_leg_status(session, transfer, legs, legs[0], LegStatus.COMPLETED, now=now)
     if transfer.status == TransferStatus.PENDING:
-        lifecycle.set_status(session, transfer, legs, TransferStatus.PROCESSING, now=now)
+        await lifecycle.set_status(session, transfer, legs, TransferStatus.PROCESSING, now=now)
         transfer.next_step_at = now
 
 

@@ -110,12 +110,12 @@ async def step(session: AsyncSession, transfer: Transfer, *, now: datetime) -> N
         transfer.next_step_at = None
 
 
-def _moving(
+async def _moving(
     session: AsyncSession, transfer: Transfer, legs: list[TransferLeg], now: datetime
 ) -> None:
     """The first step that moves money takes a PENDING transfer to PROCESSING."""
     if transfer.status == S.PENDING:
-        lifecycle.set_status(session, transfer, legs, S.PROCESSING, now=now)
+        await lifecycle.set_status(session, transfer, legs, S.PROCESSING, now=now)
     transfer.next_step_at = now
 
 
@@ -141,7 +141,7 @@ async def _start(
     else:  # a deposit not yet arrived: the deposit, not the engine, moves it on
         transfer.next_step_at = None
         return
-    _moving(session, transfer, legs, now)
+    await _moving(session, transfer, legs, now)
     await _complete_after_last_leg(session, transfer, legs, now=now)
 
 
@@ -226,7 +226,7 @@ async def settle_leg(
     else:
         await postings.complete_leg(session, transfer=transfer, leg=leg, now=now)
     lifecycle.set_leg_status(session, transfer, legs, leg, LegStatus.COMPLETED, now=now)
-    _moving(session, transfer, legs, now)
+    await _moving(session, transfer, legs, now)
     await _complete_after_last_leg(session, transfer, legs, now=now)
 
 
@@ -266,7 +266,7 @@ async def fail(
         :500
     ].strip()
     lifecycle.cancel_open_legs(legs, now=now)
-    lifecycle.set_status(session, transfer, legs, S.FAILED, now=now)
+    await lifecycle.set_status(session, transfer, legs, S.FAILED, now=now)
     if refunds.is_refund(transfer):
         await refunds.follow_refund(session, child=transfer, legs=legs, now=now)
     else:
@@ -294,8 +294,8 @@ async def _complete(
     session: AsyncSession, transfer: Transfer, legs: list[TransferLeg], *, now: datetime
 ) -> None:
     if transfer.status == S.PENDING:
-        lifecycle.set_status(session, transfer, legs, S.PROCESSING, now=now)
-    lifecycle.set_status(session, transfer, legs, S.COMPLETED, now=now)
+        await lifecycle.set_status(session, transfer, legs, S.PROCESSING, now=now)
+    await lifecycle.set_status(session, transfer, legs, S.COMPLETED, now=now)
     if refunds.is_refund(transfer):
         await refunds.follow_refund(session, child=transfer, legs=legs, now=now)
     elif transfer.flow == Flow.FEE_CRYPTO:

@@ -92,4 +92,4 @@ async def reverse_completed(
     transfer.returned_to_account_id = account_id
     transfer.returned_at = now
     transfer.system_remark = f"Payout returned ({reason}): {shown} {where}"[:reason_chars_max]
-    lifecycle.set_status(session, transfer, legs, TransferStatus.REVERSED, now=now)
+    await lifecycle.set_status(session, transfer, legs, TransferStatus.REVERSED, now=now)

@@ -175,6 +175,25 @@ async def legs_of(session: AsyncSession, transfer_id: str) -> list[TransferLeg]:
     return list((await session.execute(statement)).scalars())
 
 
+async def visible_with_legs(
+    session: AsyncSession, caller: Caller, transfer_id: str
+) -> tuple[Transfer, list[TransferLeg]] | None:
+    """The transfer, if the caller may see it, and its legs in order, in one statement
+    (the transfer outer joined to its legs; None: not visible)."""
+    statement = (
+        visible_transfers(caller)
+        .add_columns(TransferLeg)
+        .outerjoin(TransferLeg, TransferLeg.transfer_id == Transfer.id)
+        .where(Transfer.id == transfer_id)
+        .order_by(TransferLeg.sequence)
+        .execution_options(populate_existing=True)
+    )
+    found = (await session.execute(statement)).all()
+    if not found:
+        return None
+    return found[0][0], [leg for _, leg in found if leg is not None]
+
+
 async def legs_of_many(
     session: AsyncSession, transfer_ids: Sequence[str]
 ) -> dict[str, list[TransferLeg]]:

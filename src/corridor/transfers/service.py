@@ -208,8 +208,8 @@ async def read_transfer(
     for part in expand:
         if part not in EXPANSIONS:
             raise ValidationFailed("expand", f"unknown expansion {part!r}; use counterparty")
-    transfer = await lifecycle.get_transfer(session, caller=caller, transfer_id=transfer_id)
-    found = lifecycle.TransferWithLegs(transfer, await repository.legs_of(session, transfer.id))
+    found = await lifecycle.read(session, caller=caller, transfer_id=transfer_id)
+    transfer = found.transfer
     counterparty = None
     if "counterparty" in expand and transfer.counterparty_id is not None:
         counterparty = parties.counterparty_read(

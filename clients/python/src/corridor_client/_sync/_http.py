@@ -92,6 +92,20 @@ class Transport:
                     raise error_from_response(response)
             time.sleep(wait_s)
 
+    def send_once(self, call: Call) -> httpx.Response:
+        """One attempt whatever the status, for an answer whose error status still carries
+        the body the caller wants (readiness: 503 with the failing checks). A failed
+        connection raises."""
+        request = self._http.build_request(
+            call.method, self.base_url + call.path, params=call.query, headers=self._headers
+        )
+        try:
+            return self._http.send(request)
+        except httpx.TransportError as error:
+            raise APIConnectionError(
+                f"{call.method} {call.path}: {type(error).__name__}: {error}"
+            ) from error
+
     def close(self) -> None:
         if self._owns_http_client:
             self._http.close()

@@ -31,7 +31,7 @@ from corridor.fixedroutes.endpoints import router as fixed_routes_router
 from corridor.fixedroutes.routing import FixedRouteDeposits
 from corridor.health import router as health_router
 from corridor.hosted.endpoints import router as hosted_router
-from corridor.kit import metrics, secretbox, tracing
+from corridor.kit import metrics, secretbox, supervision, tracing
 from corridor.kit.clock import Clock, SystemClock
 from corridor.kit.db import Database, PoolLimits
 from corridor.kit.logging import configure_logging, get_logger
@@ -274,7 +274,9 @@ def create_app(
 
 def app_from_environment() -> FastAPI:
     """The app as configured by CORRIDOR_* variables: what each process of
-    `corridor serve --processes N` runs."""
+    `corridor serve --processes N` runs. It stops (as on SIGTERM, which uvicorn handles by
+    now) when the supervising `corridor serve` is gone (kit/supervision.py)."""
+    supervision.follow_supervisor()
     return served(create_app(get_settings()))
 
 

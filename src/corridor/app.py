@@ -19,6 +19,9 @@ from corridor.agents.enforcement import AgentSpendGuard
 from corridor.assistant.confirmations import decided_as_confirmation
 from corridor.assistant.endpoints import router as assistant_router
 from corridor.assistant.execution import AssistantEnvironment
+from corridor.bankfiles.endpoints import router as bank_files_router
+from corridor.bankfiles.profile import install_file_rails
+from corridor.clocks.endpoints import router as clocks_router
 from corridor.config import Settings, get_settings
 from corridor.confirmations.endpoints import router as confirmations_router
 from corridor.console.app import install_console
@@ -68,6 +71,8 @@ ROUTERS = [
     webhooks_router,
     transfers_router,
     deposits_router,
+    clocks_router,
+    bank_files_router,
     agents_router,
     quotes_router,
     fixed_routes_router,
@@ -169,6 +174,8 @@ def create_app(
     configure_logging(log_format=settings.log_format, level=settings.log_level)
     install_secret_box(settings)
     install_tracing(settings, service_name="corridor")
+    if settings.file_rails:
+        install_file_rails(settings)
     database = database or database_of(settings)
     clock = clock or SystemClock()
     workers_wanted = (

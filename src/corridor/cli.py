@@ -457,6 +457,10 @@ def worker() -> None:
     configure_logging(log_format=settings.log_format, level=settings.log_level)
     install_secret_box(settings)
     install_tracing(settings, service_name="corridor-worker")
+    if settings.file_rails:
+        from corridor.bankfiles.profile import install_file_rails
+
+        install_file_rails(settings)
     if settings.metrics_enabled and settings.metrics_port is not None:
         metrics.serve_on_port(settings.metrics_host, settings.metrics_port)
 

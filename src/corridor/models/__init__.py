@@ -2,6 +2,8 @@
 
 from corridor.models import (  # noqa: F401  (register their tables)
     assistant,
+    bank_file,
+    clock,
     confirmation,
     document,
     mcp,

@@ -14,6 +14,7 @@ from corridor_client._async._http import AsyncTransport
 from corridor_client._async.resources.accounts import AsyncAccounts
 from corridor_client._async.resources.agents import AsyncAgents
 from corridor_client._async.resources.assistant import AsyncAssistant
+from corridor_client._async.resources.bank_files import AsyncBankFiles
 from corridor_client._async.resources.customers import AsyncCustomers, AsyncTermsOfService
 from corridor_client._async.resources.documents import AsyncDocuments
 from corridor_client._async.resources.organizations import (
@@ -88,6 +89,7 @@ class AsyncCorridor:
         self.fixed_routes = AsyncFixedRoutes(transport)
         self.agents = AsyncAgents(transport)
         self.webhooks = AsyncWebhooks(transport)
+        self.bank_files = AsyncBankFiles(transport)
         self.sandbox = AsyncSandbox(transport)
         self.assistant = AsyncAssistant(transport)
         self.tool_confirmations = AsyncToolConfirmations(transport)

@@ -17,6 +17,7 @@ from corridor_client._sync._http import Transport
 from corridor_client._sync.resources.accounts import Accounts
 from corridor_client._sync.resources.agents import Agents
 from corridor_client._sync.resources.assistant import Assistant
+from corridor_client._sync.resources.bank_files import BankFiles
 from corridor_client._sync.resources.customers import Customers, TermsOfService
 from corridor_client._sync.resources.documents import Documents
 from corridor_client._sync.resources.organizations import (
@@ -90,6 +91,7 @@ class Corridor:
         self.fixed_routes = FixedRoutes(transport)
         self.agents = Agents(transport)
         self.webhooks = Webhooks(transport)
+        self.bank_files = BankFiles(transport)
         self.sandbox = Sandbox(transport)
         self.assistant = Assistant(transport)
         self.tool_confirmations = ToolConfirmations(transport)

@@ -184,6 +184,15 @@ class Settings(BaseSettings):
             raise ValueError(f"{value!r} is not a rate limit such as '10 per 15 minutes'") from None
         return value
 
+    @field_validator("bank_file_rails")
+    @classmethod
+    def _file_rails(cls, value: str) -> str:
+        known = {"ACH", "ACH_SAME_DAY", "SEPA", "SWIFT"}
+        unknown = {name.strip().upper() for name in value.split(",") if name.strip()} - known
+        if unknown:
+            raise ValueError(f"not rails paid through files: {', '.join(sorted(unknown))}")
+        return value
+
     @model_validator(mode="after")
     def _lease_outlasts_an_attempt(self) -> Settings:
         if self.webhook_claim_lease_s <= self.webhook_timeout_s:

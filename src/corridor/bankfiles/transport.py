@@ -218,3 +218,22 @@ async def _now_of(session: AsyncSession, clock: Clock, organization_id: str) -> 
     return (await sandbox_clocks.moments(session, clock, organization_id=organization_id)).of(
         organization_id
     )
+
+
+async def rearm_failed_uploads(
+    session: AsyncSession, *, organization_id: str, now: datetime
+) -> int:
+    """Files whose automatic retries ran out are due again (an operator's retry)."""
+    from sqlalchemy import update
+
+    result = await session.execute(
+        update(BankFile)
+        .where(
+            BankFile.organization_id == organization_id,
+            BankFile.direction == "OUTGOING",
+            BankFile.status == "WRITTEN",
+            BankFile.next_upload_at.is_(None),
+        )
+        .values(next_upload_at=now, upload_attempts=0)
+    )
+    return int(result.rowcount or 0)  # type: ignore[attr-defined]

@@ -11,9 +11,10 @@ from enum import StrEnum
 from urllib.parse import urlsplit
 
 from corridor.auth.scopes import AGENT_KEY_SCOPES, scope_named
+from corridor.auth.secrets import OAUTH_ACCESS_TOKEN_PREFIX
 
 # What a token looks like, so /mcp knows an OAuth access token from an API key at a glance.
-ACCESS_TOKEN_PREFIX = "mcp_at_"
+ACCESS_TOKEN_PREFIX = OAUTH_ACCESS_TOKEN_PREFIX
 REFRESH_TOKEN_PREFIX = "mcp_rt_"
 CODE_PREFIX = "mcp_ac_"
 CLIENT_SECRET_PREFIX = "mcp_cs_"
@@ -149,6 +150,12 @@ def canonical_resource(uri: str) -> str | None:
     path = parts.path.rstrip("/")
     query = f"?{parts.query}" if parts.query else ""
     return f"{parts.scheme.lower()}://{parts.netloc.lower()}{path}{query}"
+
+
+def base_url_of(public_base_url: str | None, request_base_url: str) -> str:
+    """This server's address as clients reach it: the configured public base URL, or the
+    request's own (scheme, host and port) when none is set. Issuer and resource follow it."""
+    return (public_base_url or request_base_url).rstrip("/")
 
 
 def mcp_resource(base_url: str) -> str:

@@ -434,7 +434,8 @@ async def deny(
 # --- Tokens --------------------------------------------------------------------------------
 
 
-def _client_may(client: OAuthClient, grant_type: str) -> None:
+def check_grant_type(client: OAuthClient, grant_type: str) -> None:
+    """A grant type this server knows, and that the client registered."""
     if grant_type not in rules.GRANT_TYPES:
         raise UnsupportedGrantType("grant_type must be authorization_code or refresh_token")
     if grant_type not in client.grant_types:
@@ -500,7 +501,7 @@ async def exchange_code(
     """authorization_code (RFC 6749 section 4.1.3, RFC 7636 section 4.6): the code once,
     with the verifier of its challenge, by the client it was given to, for the same
     redirect URI and resource. A code presented again revokes what it gave."""
-    _client_may(client, "authorization_code")
+    check_grant_type(client, "authorization_code")
     authorization = await repository.authorization_by_code_hash(session, hash_secret(exchange.code))
     if authorization is None or authorization.client_id != client.id:
         raise InvalidGrant("Unknown authorization code")
@@ -565,7 +566,7 @@ async def refresh(
     """refresh_token (RFC 6749 section 6): a new access token and a new refresh token; the
     one presented is retired. Presented again after that, it revokes the grant, the tokens
     of whoever else holds a copy with it (OAuth 2.1 section 4.3.1)."""
-    _client_may(client, "refresh_token")
+    check_grant_type(client, "refresh_token")
     token = await repository.token_by_hash(
         session, hash_secret(exchange.refresh_token), locked=True
     )

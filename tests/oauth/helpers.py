@@ -17,6 +17,7 @@ REDIRECT_URI = "http://127.0.0.1:33418/callback"
 RESOURCE = "http://testserver/mcp"
 ISSUER = "http://testserver"
 ACCEPT = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
+AGENT_SCOPES = ["accounts:read", "customers:read", "transfers:read", "transfers:write"]
 _SCOPE_BOX = re.compile(r'name="scope-([a-z_:]+)" value="yes"')
 
 

@@ -156,7 +156,7 @@ async def mcp_call(
     method: str,
     params: dict | None = None,
     *,
-    headers: dict[str, str] | None = None,
+    headers: dict[str, str | bytes] | None = None,
 ) -> httpx.Response:
     """One JSON-RPC request to /mcp with the access token (stateless: no session)."""
     message = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}

@@ -188,7 +188,7 @@ def _registration_request(body: bytes) -> ClientRegistrationRequest:
         raise InvalidClientMetadata(f"The body is over {registration_bytes_max} bytes")
     try:
         document = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # RecursionError: nested too deep to be metadata
         raise InvalidClientMetadata("The body must be a JSON object") from None
     if not isinstance(document, dict):
         raise InvalidClientMetadata("The body must be a JSON object")

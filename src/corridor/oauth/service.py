@@ -353,13 +353,14 @@ class ConsentAnswer:
 async def _checked_answer(
     session: AsyncSession, caller: Caller, authorization: OAuthAuthorization, answer: ConsentAnswer
 ) -> list[str]:
-    chosen = list(dict.fromkeys(answer.scopes))
-    if not chosen:
+    wanted = set(answer.scopes)
+    if not wanted:
         raise ValidationFailed("scopes", "tick at least one scope")
     offered = set(authorization.requested_scopes) or {scope.value for scope in Scope}
-    refused = [scope for scope in chosen if scope not in offered]
+    refused = sorted(wanted - offered)
     if refused:
         raise ValidationFailed("scopes", f"not asked for by this app: {', '.join(refused)}")
+    chosen = [scope.value for scope in Scope if scope.value in wanted]  # the catalog's order
     if answer.agent_id is None:
         return chosen
     agent = await repository.agent_of(session, caller.organization_id, answer.agent_id)

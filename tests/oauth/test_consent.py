@@ -39,7 +39,7 @@ async def test_the_consent_page_needs_a_signed_in_owner_and_comes_back_after_sig
     app, anonymous
 ) -> None:
     path = await _asked(anonymous)
-    assert path.startswith("/console/oauth/authorize/oar_")
+    assert path.startswith("/console/connected-apps/authorize/oar_")
     answer = await anonymous.get(path)
     assert answer.status_code == 303
     assert answer.headers["location"] == f"/console/sign-in?next={path.replace('/', '%2F')}"

@@ -194,8 +194,10 @@ async def test_hostile_consent_answers_change_nothing(app, tenant, anonymous) ->
     flow = await register(anonymous)
     path = (await authorize(anonymous, flow)).headers["location"]
     async with console_browser(app, tenant) as console:
-        assert (await console.get("/console/oauth/authorize/oar_nope")).status_code == 404
-        assert (await console.get("/console/oauth/authorize/" + "x" * 500)).status_code == 404
+        assert (await console.get("/console/connected-apps/authorize/oar_nope")).status_code == 404
+        assert (
+            await console.get("/console/connected-apps/authorize/" + "x" * 500)
+        ).status_code == 404
         token = csrf_of((await console.get(path)).text)
         for form in [
             {"act_as": "agt_01jd3x0p6x9e3k2v1m8q4r7s5t", "scope-transfers:read": "yes"},

@@ -51,7 +51,7 @@ AUTHORIZE_PATH = "/oauth/authorize"
 TOKEN_PATH = "/oauth/token"
 REGISTER_PATH = "/oauth/register"
 REVOKE_PATH = "/oauth/revoke"
-CONSENT_PATH = "/console/oauth/authorize"
+CONSENT_PATH = "/console/connected-apps/authorize"
 FORM_TYPE = "application/x-www-form-urlencoded"
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 # An OAuth request is a handful of short parameters.

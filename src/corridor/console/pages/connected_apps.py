@@ -96,7 +96,7 @@ async def _consent_page(
     return _with_form_action(response, consent.authorization.redirect_uri)
 
 
-@router.get("/oauth/authorize/{authorization_id}")
+@router.get("/connected-apps/authorize/{authorization_id}")
 async def consent_page(authorization_id: str, console: ConsolePage) -> Response:
     return await _consent_page(console, authorization_id)
 
@@ -118,7 +118,7 @@ def _answer(form: dict[str, str]) -> service.ConsentAnswer:
     )
 
 
-@router.post("/oauth/authorize/{authorization_id}")
+@router.post("/connected-apps/authorize/{authorization_id}")
 async def decide(authorization_id: str, console: ConsolePage) -> Response:
     """Allow: a one-time code goes back to the app; Deny: the app hears access_denied.
     Either way the browser is sent on to the app's redirect URI."""

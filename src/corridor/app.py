@@ -39,6 +39,9 @@ from corridor.kit.clock import Clock, SystemClock
 from corridor.kit.db import Database, PoolLimits
 from corridor.kit.logging import configure_logging, get_logger
 from corridor.mcp.http import MCPEndpoint
+from corridor.mcp.metadata import router as mcp_metadata_router
+from corridor.oauth.endpoints import grants_router as oauth_grants_router
+from corridor.oauth.endpoints import router as oauth_router
 from corridor.organizations.endpoints import router as organizations_router
 from corridor.organizations.endpoints.access import router as auth_router
 from corridor.parties.endpoints import router as parties_router
@@ -83,6 +86,9 @@ ROUTERS = [
     assistant_router,
     confirmations_router,
     hosted_router,
+    oauth_router,
+    oauth_grants_router,
+    mcp_metadata_router,
 ]
 
 DESCRIPTION = """
@@ -239,6 +245,7 @@ def create_app(
         decided_as_confirmation, environment=app.state.tools
     )
     mcp_endpoint = MCPEndpoint(app.state.tools)
+    app.state.mcp_endpoint = mcp_endpoint
     # An ASGI app of its own (the MCP SDK's), on the API's port and credentials.
     app.router.routes.append(Route("/mcp", mcp_endpoint, methods=["GET", "POST", "DELETE"]))
     app.state.rate_limiter = RateLimiter(settings)

@@ -43,6 +43,11 @@ _HEADER = f"""\
 """
 
 
+# A field with a default may be left out of a request: without this, openapi-typescript
+# makes it required (the server's answers list such fields as required anyway).
+_GENERATOR_OPTIONS = ["--default-non-nullable", "false"]
+
+
 def server_openapi() -> dict[str, Any]:
     from corridor.app import create_app
     from corridor.config import Settings
@@ -80,7 +85,7 @@ def openapi_types(openapi: dict[str, Any]) -> str:
         output = Path(directory) / "openapi.ts"
         cli = PACKAGE_ROOT / "node_modules" / "openapi-typescript" / "bin" / "cli.js"
         subprocess.run(
-            [node, str(cli), str(document), "--output", str(output)],
+            [node, str(cli), str(document), "--output", str(output), *_GENERATOR_OPTIONS],
             check=True,
             capture_output=True,
         )

@@ -2532,7 +2532,7 @@ export interface components {
              * @default BALANCE
              * @constant
              */
-            type: "BALANCE";
+            type?: "BALANCE";
             /**
              * Currency
              * @example USD
@@ -2644,7 +2644,7 @@ export interface components {
              */
             destinationAllowlist?: components["schemas"]["AllowlistEntry"][];
             /** @default REJECT */
-            overLimitAction: components["schemas"]["OverLimitAction"];
+            overLimitAction?: components["schemas"]["OverLimitAction"];
         };
         /**
          * AgentKeyCreate
@@ -5041,13 +5041,13 @@ export interface components {
              * @default 0
              * @example 100
              */
-            fixed: string;
+            fixed?: string;
             /**
              * Percent
              * @default 0
              * @example 0.005
              */
-            percent: number;
+            percent?: number;
         };
         /** DeveloperFeeRead */
         DeveloperFeeRead: {
@@ -5199,7 +5199,7 @@ export interface components {
              * Disabled
              * @default false
              */
-            disabled: boolean;
+            disabled?: boolean;
             /**
              * Secret
              * @description Bring your own signing secret; one is made when omitted
@@ -5986,7 +5986,7 @@ export interface components {
              * Confirm
              * @default false
              */
-            confirm: boolean;
+            confirm?: boolean;
         };
         /**
          * LegRead
@@ -7334,7 +7334,7 @@ export interface components {
              * Ok
              * @default true
              */
-            ok: boolean;
+            ok?: boolean;
         };
         /**
          * OrganizationCreate
@@ -7355,13 +7355,13 @@ export interface components {
              * @default STANDARD
              * @enum {string}
              */
-            kind: "STANDARD" | "PLATFORM";
+            kind?: "STANDARD" | "PLATFORM";
             /**
              * Createapikey
              * @description Also make the child's first unrestricted API key; its secret is in this answer only
              * @default false
              */
-            createApiKey: boolean;
+            createApiKey?: boolean;
         };
         /**
          * OrganizationCreated
@@ -7544,7 +7544,7 @@ export interface components {
          */
         PinnedContextIn: {
             /** @default customer */
-            type: components["schemas"]["PinnedType"];
+            type?: components["schemas"]["PinnedType"];
             /** Id */
             id: string;
             /** Label */
@@ -8186,7 +8186,7 @@ export interface components {
              * Markstepcomplete
              * @default false
              */
-            markStepComplete: boolean;
+            markStepComplete?: boolean;
         };
         /**
          * RfiProgressRead
@@ -8934,7 +8934,7 @@ export interface components {
              */
             title?: string | null;
             /** @default private */
-            visibility: components["schemas"]["Visibility"];
+            visibility?: components["schemas"]["Visibility"];
             pinnedContext?: components["schemas"]["PinnedContextIn"] | null;
         };
         /**
@@ -9161,7 +9161,7 @@ export interface components {
              * Confirm
              * @default false
              */
-            confirm: boolean;
+            confirm?: boolean;
         };
         /**
          * TransferDecision
@@ -9915,7 +9915,7 @@ export interface components {
              * @default PUT
              * @constant
              */
-            uploadMethod: "PUT";
+            uploadMethod?: "PUT";
             /**
              * Uploadheaders
              * @example {

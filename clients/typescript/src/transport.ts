@@ -34,7 +34,7 @@ export function retryingFetch(options: TransportOptions): (request: Request) => 
           method: request.method,
           headers: request.headers,
           body,
-          signal: AbortSignal.any([request.signal, AbortSignal.timeout(options.timeoutMs)]),
+          signal: withTimeout(request.signal, options.timeoutMs),
           redirect: request.redirect,
         });
       } catch (error) {
@@ -62,6 +62,18 @@ export function retryingFetch(options: TransportOptions): (request: Request) => 
       await sleep(waitMs, undefined, { signal: request.signal });
     }
   };
+}
+
+/** A signal that aborts when `signal` does, or with a TimeoutError after `timeoutMs`
+ * (AbortSignal.any without needing Node 20.3). */
+function withTimeout(signal: AbortSignal, timeoutMs: number): AbortSignal {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const controller = new AbortController();
+  const abort = (source: AbortSignal) => () => controller.abort(source.reason);
+  if (signal.aborted) controller.abort(signal.reason);
+  signal.addEventListener("abort", abort(signal), { once: true, signal: controller.signal });
+  timeout.addEventListener("abort", abort(timeout), { once: true, signal: controller.signal });
+  return controller.signal;
 }
 
 function parse(text: string): unknown {

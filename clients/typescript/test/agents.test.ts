@@ -15,7 +15,7 @@ import {
   CorridorError,
   PermissionDeniedError,
   type Schemas,
-} from "../src/index.js";
+} from "corridor-client";
 import { type Payer, achPayout, fundedPayer, needsServer, owner } from "./support.js";
 
 /** What an agent sends: no customer (its key knows it), submitted at once. */

@@ -15,7 +15,7 @@ import {
   MissingApiKeyError,
   NotFoundError,
   ValidationError,
-} from "../src/index.js";
+} from "corridor-client";
 import { achPayout, fundedPayer, needsServer, owner } from "./support.js";
 
 describe("credentials", () => {

@@ -16,7 +16,7 @@ import {
   ServiceUnavailableError,
   retryAfterMs,
   retryPolicy,
-} from "../src/index.js";
+} from "corridor-client";
 import { DROP, HANG, ScriptedServer, error } from "./scripted.js";
 
 const ACCEPTANCE = { id: "tos_1", status: "PENDING", url: "https://example.test/tos" };

@@ -4,7 +4,7 @@
  * CORRIDOR_API_KEY), and onboarding as the README's walkthrough does it.
  */
 
-import { Corridor, type Schemas } from "../src/index.js";
+import { Corridor, type Schemas } from "corridor-client";
 
 const baseUrl = process.env["CORRIDOR_BASE_URL"];
 const apiKey = process.env["CORRIDOR_API_KEY"];

@@ -13,7 +13,7 @@ import { describe, test } from "node:test";
 
 import { Webhook } from "standardwebhooks";
 
-import { type Schemas, WebhookVerificationError, verifyWebhook } from "../src/index.js";
+import { type Schemas, WebhookVerificationError, verifyWebhook } from "corridor-client";
 import { needsServer, owner } from "./support.js";
 
 // A bound, not a timing: deliveries are made by the server's worker, at once when idle.

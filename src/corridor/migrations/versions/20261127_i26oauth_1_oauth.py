@@ -3,7 +3,7 @@ and their codes, grants (connected apps) and their access and refresh tokens, ev
 kept as its SHA-256.
 
 Revision ID: 20261127_i26oauth_1
-Revises: 20261127_i29_1
+Revises: 20261127_i27_2
 Create Date: 2026-11-27
 """
 

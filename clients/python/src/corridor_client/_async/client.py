@@ -17,6 +17,7 @@ from corridor_client._async.resources.assistant import AsyncAssistant
 from corridor_client._async.resources.bank_files import AsyncBankFiles
 from corridor_client._async.resources.customers import AsyncCustomers, AsyncTermsOfService
 from corridor_client._async.resources.documents import AsyncDocuments
+from corridor_client._async.resources.oauth_grants import AsyncOAuthGrants
 from corridor_client._async.resources.organizations import (
     AsyncApiKeys,
     AsyncConsoleSessions,
@@ -93,6 +94,7 @@ class AsyncCorridor:
         self.sandbox = AsyncSandbox(transport)
         self.assistant = AsyncAssistant(transport)
         self.tool_confirmations = AsyncToolConfirmations(transport)
+        self.oauth_grants = AsyncOAuthGrants(transport)
 
     @property
     def base_url(self) -> str:

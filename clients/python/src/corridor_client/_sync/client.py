@@ -20,6 +20,7 @@ from corridor_client._sync.resources.assistant import Assistant
 from corridor_client._sync.resources.bank_files import BankFiles
 from corridor_client._sync.resources.customers import Customers, TermsOfService
 from corridor_client._sync.resources.documents import Documents
+from corridor_client._sync.resources.oauth_grants import OAuthGrants
 from corridor_client._sync.resources.organizations import (
     ApiKeys,
     ConsoleSessions,
@@ -95,6 +96,7 @@ class Corridor:
         self.sandbox = Sandbox(transport)
         self.assistant = Assistant(transport)
         self.tool_confirmations = ToolConfirmations(transport)
+        self.oauth_grants = OAuthGrants(transport)
 
     @property
     def base_url(self) -> str:

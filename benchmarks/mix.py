@@ -21,6 +21,7 @@ the same minutes of the same machine.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 import os
@@ -49,6 +50,8 @@ PROBE_TIMEOUT_S = 60
 WARM_UP_S = 2
 MCP_PROTOCOL = "2026-07-28"
 GET_IDS = 250
+# An MCP answer is a 200 either way: a tool's refusal, or JSON-RPC's own error.
+MCP_FAILURES = ('"isError":true', '"error":{"code"')
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 
@@ -134,7 +137,7 @@ def _lua_call(call: Call) -> str:
 
 # Request n of thread t (of T) is calls[n*T + t]: every request of a run is a different
 # call until the list wraps, so a shape that uses each call up (a draft submitted) never
-# sends one twice. `refused` counts answers containing the given text (an MCP tool error
+# sends one twice. `refused` counts answers containing any of the given texts (an MCP error
 # is a 200).
 WRK_SCRIPT = """
 local calls = {CALLS}
@@ -163,10 +166,15 @@ function request()
   return wrk.format(call[1], call[2], headers, call[3])
 end
 
-if refuse then
+if #refuse > 0 then
   response = function(status, headers, body)
-    if body and string.find(body, refuse, 1, true) then
-      failed = failed + 1
+    if body then
+      for _, text in ipairs(refuse) do
+        if string.find(body, text, 1, true) then
+          failed = failed + 1
+          return
+        end
+      end
     end
   end
 end
@@ -208,7 +216,7 @@ class Run:
         if self.non_2xx:
             notes.append(f"{self.non_2xx} non-2xx")
         if self.refused:
-            notes.append(f"{self.refused} tool errors")
+            notes.append(f"{self.refused} MCP errors")
         if self.socket_errors:
             notes.append(f"socket errors: {self.socket_errors}")
         return ", ".join(notes)
@@ -219,14 +227,14 @@ def wrk_script(
     *,
     idempotent: bool = False,
     interval_ms: float = 0,
-    refuse: str | None = None,
+    refuse: Sequence[str] = (),
 ) -> str:
     replacements = {
         "{CALLS}": "{" + ",\n".join(_lua_call(call) for call in calls) + "}",
         "{IDEMPOTENT}": "true" if idempotent else "false",
         "{RUN}": uuid.uuid4().hex[:12],
         "{INTERVAL}": str(max(0, round(interval_ms))),
-        "{REFUSE}": "nil" if refuse is None else _lua_string(refuse),
+        "{REFUSE}": "{" + ",".join(_lua_string(text) for text in refuse) + "}",
         "{THREADS}": str(WRK_THREADS),
     }
     script = WRK_SCRIPT
@@ -275,7 +283,7 @@ def run_wrk(
     directory: Path,
     idempotent: bool = False,
     interval_ms: float = 0,
-    refuse: str | None = None,
+    refuse: Sequence[str] = (),
 ) -> Run:
     script = directory / f"mix-{uuid.uuid4().hex[:8]}.lua"
     script.write_text(
@@ -304,9 +312,13 @@ def run_wrk(
     script.unlink()
     run = parse_run(done.stdout)
     if not run.requests:
-        return run
+        raise NoAnswers()
     cpu_ms = (server.cpu_seconds() - cpu_before) * 1000 / run.requests
     return Run(**{**_fields(run), "cpu_ms": cpu_ms})
+
+
+class NoAnswers(Exception):
+    """wrk got no answer at all in its run (the server stalled, or every request timed out)."""
 
 
 def _fields(run: Run) -> dict[str, Any]:
@@ -340,7 +352,7 @@ def measure(
     seconds: int,
     directory: Path,
     idempotent: bool = False,
-    refuse: str | None = None,
+    refuse: Sequence[str] = (),
     half_peak: bool = True,
 ) -> Measured:
     """Warm up, run at full load, then at half the peak rate. `calls(skip)` gives the calls
@@ -364,9 +376,11 @@ def measure(
 
     measured = Measured()
     try:
-        wrk(min(WARM_UP_S, seconds))
+        # A cold server may answer nothing in the warm-up (every request still in flight).
+        with contextlib.suppress(NoAnswers):
+            wrk(min(WARM_UP_S, seconds))
         measured.peak = wrk(seconds)
-        if half_peak and measured.peak.rate > 0:
+        if half_peak:
             target = measured.peak.rate / 2
             probe_interval = CONNECTIONS * 1000 / target
             probe = wrk(max(2, seconds // 4), probe_interval)
@@ -375,6 +389,8 @@ def measure(
             measured.half = wrk(seconds, interval)
     except (subprocess.SubprocessError, OSError) as error:
         measured.error = f"wrk failed: {error}"
+    except NoAnswers:
+        measured.error = "a run got no answer at all (every request still in flight)"
     return measured
 
 
@@ -749,7 +765,7 @@ def probe(server: Server, call: Call) -> str:
         return f"probe failed: {error}"
     if not 200 <= response.status_code < 300:
         return f"probe answered {response.status_code}: {response.text[:160]}"
-    if '"isError":true' in response.text.replace(" ", ""):
+    if any(failure in response.text.replace(" ", "") for failure in MCP_FAILURES):
         return f"the tool answered an error: {response.text[:160]}"
     return ""
 
@@ -781,12 +797,13 @@ async def _top_up_drafts(prepared: Prepared, seconds: int, directory: Path) -> N
     if missing <= 0:
         return
     rate = max(prepared.rates.get("draft", 100.0), 20.0)
-    run_wrk(
-        prepared.server,
-        calls_of("draft", prepared)(0),
-        seconds=min(120, missing / rate * 1.2 + 1),
-        directory=directory,
-    )
+    with contextlib.suppress(NoAnswers):
+        run_wrk(
+            prepared.server,
+            calls_of("draft", prepared)(0),
+            seconds=min(120, missing / rate * 1.2 + 1),
+            directory=directory,
+        )
     prepared.drafts = await transfer_ids(prepared, status="DRAFT", most=needed)
 
 
@@ -818,7 +835,7 @@ async def run_shape(
         seconds=seconds,
         directory=directory,
         idempotent=shape.idempotent,
-        refuse='"isError":true' if shape.key == "mcp" else None,
+        refuse=MCP_FAILURES if shape.key == "mcp" else (),
         half_peak=half_peak,
     )
     if measured.peak is not None:
@@ -944,7 +961,11 @@ def _row(label: str, measured: Measured, reference: float | None, goal: str) -> 
         half_text = f"{_ms(half.p99_ms)} @ {half.rate:,.0f}/s"
     notes = "; ".join(
         note
-        for note in (peak.failures, f"½ peak: {half.failures}" if half and half.failures else "")
+        for note in (
+            peak.failures,
+            f"½ peak: {half.failures}" if half and half.failures else "",
+            measured.error,
+        )
         if note
     )
     return [
@@ -956,7 +977,7 @@ def _row(label: str, measured: Measured, reference: float | None, goal: str) -> 
         _ms(peak.cpu_ms),
         ratio,
         goal,
-        notes or measured.error,
+        notes,
     ]
 
 

@@ -183,10 +183,10 @@ def test_failures_are_counted(recorder, tmp_path):
         mix.Call("GET", "/v1/transfers/missing", {"Authorization": "Bearer sk"}),
         mix.mcp_call("sk", {"amount": {"value": "100", "currency": "USD"}, "x": 1}, 1),
     ]
-    run = _wrk(recorder, calls, tmp_path, refuse='"isError":true')
+    run = _wrk(recorder, calls, tmp_path, refuse=mix.MCP_FAILURES)
     mcp = [request for request in _Recorder.seen if request["path"] == "/mcp"]
     assert run.non_2xx > 0 and run.refused > 0 and mcp
-    assert "non-2xx" in run.failures and "tool errors" in run.failures
+    assert "non-2xx" in run.failures and "MCP errors" in run.failures
     message = json.loads(mcp[0]["body"])
     assert message["method"] == "tools/call"
     assert message["params"]["arguments"] == {

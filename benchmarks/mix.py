@@ -874,9 +874,43 @@ async def run_mix(
     half_peak: bool,
 ) -> Mixed:
     """One database kind: each checkout on a database of its own (and the bare app in the
-    first one's, under an organization of its own), every shape in turn."""
+    first one's, under an organization of its own).
+
+    On PostgreSQL every server is up at once (`corridor serve` runs no workers there, so
+    one waiting costs nothing) and each shape runs on each in turn, before and after
+    minutes apart at most. On SQLite `corridor serve` runs the workers inside (they
+    advance the transfers the mix makes): one checkout at a time, so one's workers never
+    run during another's measurement."""
     table = Mixed(backend, seconds, [checkout.name for checkout in checkouts])
     table.load_before = os.getloadavg()[0]
+    groups = [checkouts] if backend == "PostgreSQL" else [[checkout] for checkout in checkouts]
+    try:
+        for index, group in enumerate(groups):
+            await _run_group(
+                table,
+                group,
+                database_urls=database_urls,
+                shapes=shapes,
+                seconds=seconds,
+                half_peak=half_peak,
+                with_bare=index == 0 and backend == "PostgreSQL",
+            )
+    finally:
+        table.load_after = os.getloadavg()[0]
+    return table
+
+
+async def _run_group(
+    table: Mixed,
+    checkouts: list[Checkout],
+    *,
+    database_urls: Callable[[], Any],
+    shapes: list[str],
+    seconds: int,
+    half_peak: bool,
+    with_bare: bool,
+) -> None:
+    backend = table.backend
     with tempfile.TemporaryDirectory() as name:
         directory = Path(name)
         servers: list[Server] = []
@@ -895,8 +929,7 @@ async def run_mix(
                 servers.append(server)
                 prepared.append(await prepare(checkout.name, server, secret))
             bare: Prepared | None = None
-            wants_bare = backend == "PostgreSQL" and any(SHAPES[key].bare for key in shapes)
-            if wants_bare:
+            if with_bare and any(SHAPES[key].bare for key in shapes):
                 # Its organization and payers are made through the first checkout's API.
                 secret = await asyncio.to_thread(
                     init_organization, checkouts[0], first_url, directory
@@ -920,12 +953,10 @@ async def run_mix(
                         shape, one, seconds=seconds, directory=directory, half_peak=half_peak
                     )
         finally:
-            table.load_after = os.getloadavg()[0]
             for server in servers:
                 server.stop()
             for drop in drops:
                 await drop()
-    return table
 
 
 def _plain_dsn(database_url: str) -> str:

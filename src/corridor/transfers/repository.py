@@ -8,7 +8,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, delete, func, or_, select, true
+from sqlalchemy import Select, delete, func, or_, select, true, update
+from sqlalchemy.dialects import postgresql as postgresql_dialect
+from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased, outerjoin
 
@@ -24,7 +26,14 @@ from corridor.models.customer import Customer
 from corridor.models.ledger import LedgerAccount
 from corridor.models.organization import Organization
 from corridor.models.party import Counterparty, ExternalAccount, ExternalWallet
-from corridor.models.transfer import Deposit, FixedRoute, Transfer, TransferLeg, VirtualAccount
+from corridor.models.transfer import (
+    AgentSpendWindow,
+    Deposit,
+    FixedRoute,
+    Transfer,
+    TransferLeg,
+    VirtualAccount,
+)
 from corridor.organizations.repository import organizations_in_scope
 from corridor.parties.repository import visible_counterparties, visible_parties
 
@@ -419,3 +428,63 @@ async def plan_rows(session: AsyncSession, caller: Caller, names: PlanNames) -> 
         else:
             counterparty = value
     return replace(found, customer=customer, counterparty=counterparty)
+
+
+# --- Agent spend windows (transfers/spending.py) ----------------------------------------
+
+
+async def spend_windows(session: AsyncSession, window_ids: Sequence[str]) -> dict[str, int]:
+    """What each of the windows holds (those with a row)."""
+    statement = select(AgentSpendWindow.id, AgentSpendWindow.spent).where(
+        AgentSpendWindow.id.in_(list(window_ids))
+    )
+    return {row[0]: row[1] for row in await session.execute(statement)}
+
+
+async def add_to_spend_window(
+    session: AsyncSession,
+    *,
+    window_id: str,
+    agent_id: str,
+    currency: str,
+    period: str,
+    starts_at: datetime,
+    amount: int,
+    limit: int | None,
+    now: datetime,
+) -> bool:
+    """Add `amount` to the window (made at `amount` when it has no row yet); with a limit,
+    only while the window stays within it, in the statement. Whether it was added."""
+    values = {
+        "id": window_id,
+        "agent_id": agent_id,
+        "currency": currency,
+        "period": period,
+        "starts_at": starts_at,
+        "spent": amount,
+        "updated_at": now,
+    }
+    column = AgentSpendWindow.spent
+    within = None if limit is None else column + amount <= limit
+    upsert: Any
+    if db.is_sqlite(session):
+        upsert = sqlite_dialect.insert(AgentSpendWindow).values(values)
+    else:
+        upsert = postgresql_dialect.insert(AgentSpendWindow).values(values)
+    statement = upsert.on_conflict_do_update(
+        index_elements=[AgentSpendWindow.id],
+        set_={"spent": column + amount, "updated_at": now},
+        where=within,
+    ).returning(AgentSpendWindow.id)
+    return (await session.execute(statement)).first() is not None
+
+
+async def take_from_spend_window(
+    session: AsyncSession, window_id: str, amount: int, *, now: datetime
+) -> None:
+    await session.execute(
+        update(AgentSpendWindow)
+        .where(AgentSpendWindow.id == window_id)
+        .values(spent=AgentSpendWindow.spent - amount, updated_at=now)
+        .execution_options(synchronize_session=False)
+    )

@@ -14,14 +14,11 @@ spent is then two rows by id (`spent`), never a sum over its transfers.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
-from sqlalchemy import select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from corridor.kit.db import is_sqlite
-from corridor.models.transfer import AgentSpendWindow, Transfer
+from corridor.models.transfer import Transfer
+from corridor.transfers import repository
 from corridor.transfers.rules.states import SPEND_UNCOUNTED
 
 DAY = "DAY"
@@ -54,10 +51,7 @@ async def spent(
 ) -> tuple[int, int]:
     """What the agent spent in `currency` in the UTC day and the UTC month of `at`."""
     day_id, month_id = window_ids(agent_id, currency, at)
-    statement = select(AgentSpendWindow.id, AgentSpendWindow.spent).where(
-        AgentSpendWindow.id.in_([day_id, month_id])
-    )
-    found = {row[0]: row[1] for row in await session.execute(statement)}
+    found = await repository.spend_windows(session, [day_id, month_id])
     return found.get(day_id, 0), found.get(month_id, 0)
 
 
@@ -74,37 +68,21 @@ async def _add_to(
     was added."""
     assert amount > 0 and (limit is None or amount <= limit)
     agent_id, currency, period, starts_at = window
-    values = {
-        "id": _window_id(agent_id, currency, period, starts_at),
-        "agent_id": agent_id,
-        "currency": currency,
-        "period": period,
-        "starts_at": starts_at,
-        "spent": amount,
-        "updated_at": now,
-    }
-    column = AgentSpendWindow.spent
-    within = None if limit is None else column + amount <= limit
-    upsert: Any
-    if is_sqlite(session):
-        upsert = sqlite.insert(AgentSpendWindow).values(values)
-    else:
-        upsert = postgresql.insert(AgentSpendWindow).values(values)
-    statement = upsert.on_conflict_do_update(
-        index_elements=[AgentSpendWindow.id],
-        set_={"spent": column + amount, "updated_at": now},
-        where=within,
-    ).returning(AgentSpendWindow.id)
-    return (await session.execute(statement)).first() is not None
+    return await repository.add_to_spend_window(
+        session,
+        window_id=_window_id(agent_id, currency, period, starts_at),
+        agent_id=agent_id,
+        currency=currency,
+        period=period,
+        starts_at=starts_at,
+        amount=amount,
+        limit=limit,
+        now=now,
+    )
 
 
 async def _take_from(session: AsyncSession, window_id: str, amount: int, *, now: datetime) -> None:
-    await session.execute(
-        update(AgentSpendWindow)
-        .where(AgentSpendWindow.id == window_id)
-        .values(spent=AgentSpendWindow.spent - amount, updated_at=now)
-        .execution_options(synchronize_session=False)
-    )
+    await repository.take_from_spend_window(session, window_id, amount, now=now)
 
 
 async def add(

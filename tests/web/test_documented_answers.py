@@ -231,6 +231,5 @@ def test_schemathesis_finds_no_answer_the_document_does_not_describe(tmp_path, b
         code: title for code, title, _ in _ANSWER_CHECK.findall(report) if code in failures
     }
     assert answers_not_described == {}, report[-6000:]
-    # The run met the answers it is about: rate limits (and refused methods) happened.
+    # The run met the answers it is about: it ran into the rate limits.
     assert counts.get("429", 0) > 0, counts
-    assert counts.get("405", 0) > 0, counts

@@ -171,6 +171,11 @@ HELP_PAGES = [
     ["users"],
     ["users", "add"],
     ["users", "list"],
+    ["bank-files"],
+    ["bank-files", "list"],
+    ["bank-files", "write"],
+    ["bank-files", "upload"],
+    ["bank-files", "import"],
 ]
 
 

@@ -19,6 +19,9 @@ from corridor.agents.enforcement import AgentSpendGuard
 from corridor.assistant.confirmations import decided_as_confirmation
 from corridor.assistant.endpoints import router as assistant_router
 from corridor.assistant.execution import AssistantEnvironment
+from corridor.bankfiles.endpoints import router as bank_files_router
+from corridor.bankfiles.profile import install_file_rails
+from corridor.clocks.endpoints import router as clocks_router
 from corridor.config import Settings, get_settings
 from corridor.confirmations.endpoints import router as confirmations_router
 from corridor.console.app import install_console
@@ -36,6 +39,9 @@ from corridor.kit.clock import Clock, SystemClock
 from corridor.kit.db import Database, PoolLimits
 from corridor.kit.logging import configure_logging, get_logger
 from corridor.mcp.http import MCPEndpoint
+from corridor.mcp.metadata import router as mcp_metadata_router
+from corridor.oauth.endpoints import grants_router as oauth_grants_router
+from corridor.oauth.endpoints import router as oauth_router
 from corridor.organizations.endpoints import router as organizations_router
 from corridor.organizations.endpoints.access import router as auth_router
 from corridor.parties.endpoints import router as parties_router
@@ -68,6 +74,8 @@ ROUTERS = [
     webhooks_router,
     transfers_router,
     deposits_router,
+    clocks_router,
+    bank_files_router,
     agents_router,
     quotes_router,
     fixed_routes_router,
@@ -78,6 +86,9 @@ ROUTERS = [
     assistant_router,
     confirmations_router,
     hosted_router,
+    oauth_router,
+    oauth_grants_router,
+    mcp_metadata_router,
 ]
 
 DESCRIPTION = """
@@ -169,6 +180,8 @@ def create_app(
     configure_logging(log_format=settings.log_format, level=settings.log_level)
     install_secret_box(settings)
     install_tracing(settings, service_name="corridor")
+    if settings.file_rails:
+        install_file_rails(settings)
     database = database or database_of(settings)
     clock = clock or SystemClock()
     workers_wanted = (
@@ -232,6 +245,7 @@ def create_app(
         decided_as_confirmation, environment=app.state.tools
     )
     mcp_endpoint = MCPEndpoint(app.state.tools)
+    app.state.mcp_endpoint = mcp_endpoint
     # An ASGI app of its own (the MCP SDK's), on the API's port and credentials.
     app.router.routes.append(Route("/mcp", mcp_endpoint, methods=["GET", "POST", "DELETE"]))
     app.state.rate_limiter = RateLimiter(settings)

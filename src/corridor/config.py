@@ -102,6 +102,10 @@ class Settings(BaseSettings):
     # How long a write tool call waits for a person's confirmation (and an owner's console
     # approval stays usable): its MCP requestState expires with it (issue 26).
     tool_confirmation_ttl_s: int = Field(default=600, ge=1, le=7 * 24 * 3600)
+    # OAuth for MCP clients (docs/mcp.md): an access token lives 15 minutes, a refresh
+    # token 30 days (each refresh gives a new one and retires the old).
+    oauth_access_token_ttl_s: int = Field(default=900, ge=60, le=24 * 3600)
+    oauth_refresh_token_ttl_s: int = Field(default=30 * 24 * 3600, ge=3600, le=365 * 24 * 3600)
 
     # The key that encrypts webhook signing secrets at rest (a Fernet key, see
     # docs/decisions.md "Security"). Unset: a key generated on first run into the data
@@ -146,6 +150,31 @@ class Settings(BaseSettings):
     # long; a worker stops claiming and gives its running work this long.
     shutdown_grace_s: float = Field(default=30, ge=0, le=600)
 
+    # Bank files (docs/rails.md): the rails paid through files exchanged with a bank
+    # (comma-separated, of ACH, ACH_SAME_DAY, SEPA, SWIFT; empty: every rail simulated),
+    # who Corridor is in them, and the bank connection (SFTP) they travel over. Without
+    # a host, files are written and read back through the API and `corridor bank-files`.
+    bank_file_rails: str = ""
+    bank_odfi_routing_number: str = Field(default="123456780", pattern=r"^\d{9}$")
+    bank_odfi_name: str = "Corridor Sandbox Bank"
+    bank_company_id: str = Field(default="1234567890", min_length=1, max_length=10)
+    bank_debtor_name: str = "Corridor Payments"
+    bank_debtor_iban: str = "DE89370400440532013000"
+    bank_debtor_bic: str = "CRDRUS30"
+    bank_sftp_host: str | None = None
+    bank_sftp_port: int = Field(default=22, ge=1, le=65535)
+    bank_sftp_user: str = "corridor"
+    # The client's private key (OpenSSH or PEM text), and the bank's host public key as a
+    # known_hosts line; without a host key only the sandbox may connect.
+    bank_sftp_key: SecretStr | None = None
+    bank_sftp_host_key: str | None = None
+    bank_sftp_outbox: str = "outbox"
+    bank_sftp_inbox: str = "inbox"
+    bank_sftp_archive: str = "archive"
+    bank_sftp_timeout_s: float = Field(default=30, gt=0, le=600)
+    bank_upload_retry_s: float = Field(default=60, gt=0, le=86_400)
+    bank_upload_attempts_max: int = Field(default=20, ge=1, le=1000)
+
     @field_validator(
         "rate_limit_sign_in_failures_per_email",
         "rate_limit_sign_in_failures_per_address",
@@ -157,6 +186,15 @@ class Settings(BaseSettings):
             limits.parse(value)
         except ValueError:
             raise ValueError(f"{value!r} is not a rate limit such as '10 per 15 minutes'") from None
+        return value
+
+    @field_validator("bank_file_rails")
+    @classmethod
+    def _file_rails(cls, value: str) -> str:
+        known = {"ACH", "ACH_SAME_DAY", "SEPA", "SWIFT"}
+        unknown = {name.strip().upper() for name in value.split(",") if name.strip()} - known
+        if unknown:
+            raise ValueError(f"not rails paid through files: {', '.join(sorted(unknown))}")
         return value
 
     @model_validator(mode="after")
@@ -175,6 +213,12 @@ class Settings(BaseSettings):
             secret_key=self.secret_key.get_secret_value() or None if self.secret_key else None,
             retired=self.secret_keys_retired.get_secret_value().split(","),
             database_url=self.database_url,
+        )
+
+    @property
+    def file_rails(self) -> frozenset[str]:
+        return frozenset(
+            name.strip().upper() for name in self.bank_file_rails.split(",") if name.strip()
         )
 
     @property

@@ -13,12 +13,14 @@ types are in models/base.py.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, TypeVar, cast
 
-from sqlalchemy import Executable, Select, String, event, select
+from sqlalchemy import ColumnElement, Executable, Select, String, and_, event, or_, select
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.engine.interfaces import PoolProxiedConnection
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -34,6 +36,7 @@ from sqlalchemy.sql.functions import FunctionElement
 from sqlalchemy.util.concurrency import greenlet_spawn
 
 from corridor.kit import metrics
+from corridor.kit.clock import Moments
 from corridor.kit.errors import NotFound
 from corridor.kit.group_commit import GroupCommit
 from corridor.kit.ids import looks_like_id
@@ -385,3 +388,47 @@ def _utc_day_sqlite(element: utc_day, compiler: Any, **options: Any) -> str:
 def _utc_day_postgresql(element: utc_day, compiler: Any, **options: Any) -> str:
     column = compiler.process(element.clauses, **options)
     return f"to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
+
+
+def due(
+    time_column: Any, organization_column: Any, moment: datetime | Moments
+) -> ColumnElement[bool]:
+    """`time_column <= now`, where now is each row's organization's (its sandbox clock when
+    moved, API.md 9). Without a moved clock this is the plain comparison."""
+    if not isinstance(moment, Moments):
+        return cast(ColumnElement[bool], time_column <= moment)
+    if not moment.shifted:
+        return cast(ColumnElement[bool], time_column <= moment.default)
+    shifted = sorted(moment.shifted)
+    return or_(
+        and_(organization_column.not_in(shifted), time_column <= moment.default),
+        *(
+            and_(
+                organization_column == organization_id,
+                time_column <= moment.shifted[organization_id],
+            )
+            for organization_id in shifted
+        ),
+    )
+
+
+# The transaction a transfer step runs in, for the rails that keep their own rows (bank
+# files): what such a rail writes commits, or rolls back, with the leg's own change.
+_unit_of_work: contextvars.ContextVar[AsyncSession | None] = contextvars.ContextVar(
+    "corridor_unit_of_work", default=None
+)
+
+
+@contextlib.contextmanager
+def unit_of_work(session: AsyncSession) -> Iterator[None]:
+    token = _unit_of_work.set(session)
+    try:
+        yield
+    finally:
+        _unit_of_work.reset(token)
+
+
+def current_unit_of_work() -> AsyncSession:
+    session = _unit_of_work.get()
+    assert session is not None, "a file rail is called only inside a transfer step"
+    return session

@@ -2,9 +2,12 @@
 
 from corridor.models import (  # noqa: F401  (register their tables)
     assistant,
+    bank_file,
+    clock,
     confirmation,
     document,
     mcp,
+    oauth,
     operations,
     party,
     signing,

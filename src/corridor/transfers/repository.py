@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.kit import db
+from corridor.kit.clock import Moments
 from corridor.kit.db import get_kept
 from corridor.ledger.rules import CUSTOMER_BALANCE
 from corridor.models.customer import Customer
@@ -133,9 +134,12 @@ async def transfer_by_id(
     return (await session.execute(statement)).scalar_one_or_none()
 
 
-def _due(now: datetime, organization_id: str | None) -> Select[Transfer]:
+def _due(now: datetime | Moments, organization_id: str | None) -> Select[Transfer]:
+    """Transfers whose next step has come, by their organization's clock (`Moments`: a
+    sandbox clock that was advanced, API.md 9)."""
     statement = select(Transfer).where(
-        Transfer.next_step_at.is_not(None), Transfer.next_step_at <= now
+        Transfer.next_step_at.is_not(None),
+        db.due(Transfer.next_step_at, Transfer.organization_id, now),
     )
     if organization_id is not None:
         statement = statement.where(Transfer.organization_id == organization_id)
@@ -143,14 +147,14 @@ def _due(now: datetime, organization_id: str | None) -> Select[Transfer]:
 
 
 async def any_due(
-    session: AsyncSession, *, now: datetime, organization_id: str | None = None
+    session: AsyncSession, *, now: datetime | Moments, organization_id: str | None = None
 ) -> bool:
     statement = _due(now, organization_id).with_only_columns(Transfer.id).limit(1)
     return (await session.execute(statement)).first() is not None
 
 
 async def claim_due_transfer(
-    session: AsyncSession, *, now: datetime, organization_id: str | None = None
+    session: AsyncSession, *, now: datetime | Moments, organization_id: str | None = None
 ) -> Transfer | None:
     """The transfer the engine should advance next, locked; others' claims are skipped."""
     statement = _due(now, organization_id).order_by(Transfer.next_step_at, Transfer.id).limit(1)

@@ -26,6 +26,7 @@ from corridor.kit.db import Database
 from corridor.kit.errors import CorridorError, ValidationFailed, render_error
 from corridor.kit.group_commit import Member
 from corridor.kit.schemas import ShownOnce
+from corridor.models import clock as sandbox_clocks
 from corridor.web import idempotency
 from corridor.web.authentication import (
     api_key_scheme,
@@ -128,6 +129,15 @@ class RequestContext(PublicContext):
         )
 
 
+async def _clock_of(request: Request, session: AsyncSession, caller: Caller) -> Clock:
+    """The caller's organization's clock: its sandbox clock when it was advanced (API.md
+    9), else the system's. Production never reads one."""
+    state = request.app.state
+    if not state.settings.is_sandbox:
+        return state.clock
+    return await sandbox_clocks.clock_of(session, caller.organization_id, state.clock)
+
+
 async def _claim_idempotency_key(request: Request, caller: Caller) -> idempotency.Claim | None:
     key = request.headers.get(IDEMPOTENCY_HEADER)
     if key is None or request.method != "POST":
@@ -181,7 +191,7 @@ async def _request_context(
             caller = await caller_in(session, request, bearer, api_key)
         context = RequestContext(
             session=session,
-            clock=state.clock,
+            clock=await _clock_of(request, session, caller),
             settings=state.settings,
             database=state.database,
             request=request,
@@ -255,7 +265,7 @@ async def _member_context(
             caller = await caller_in(member.session, request, bearer, api_key)
         context = RequestContext(
             session=member.session,
-            clock=state.clock,
+            clock=await _clock_of(request, member.session, caller),
             settings=state.settings,
             database=state.database,
             request=request,
@@ -313,7 +323,7 @@ async def _reading_context(
     async with database.reading_session() as session:
         context = RequestContext(
             session=session,
-            clock=state.clock,
+            clock=await _clock_of(request, session, caller),
             settings=state.settings,
             database=database,
             request=request,

@@ -433,6 +433,105 @@ class BankCodeValidationRead(CorridorModel):
     """
 
 
+class BankFileEntryRead(CorridorModel):
+    transfer_id: Annotated[str, Field(alias="transferId", title="Transferid")]
+    leg_id: Annotated[str, Field(alias="legId", title="Legid")]
+    rail: Annotated[str, Field(title="Rail")]
+    direction: Annotated[str, Field(title="Direction")]
+    amount: Annotated[str, Field(title="Amount")]
+    """
+    Minor units
+    """
+    currency: Annotated[str, Field(title="Currency")]
+    reference: Annotated[str, Field(title="Reference")]
+    """
+    ACH trace number, SEPA end-to-end id or SWIFT UETR
+    """
+    status: Annotated[str, Field(title="Status")]
+    """
+    QUEUED, FILED, ACCEPTED, SETTLED, REJECTED or RETURNED
+    """
+    effective_date: Annotated[str, Field(alias="effectiveDate", title="Effectivedate")]
+    window_cutoff_at: Annotated[str, Field(alias="windowCutoffAt", title="Windowcutoffat")]
+    reason_code: Annotated[str | None, Field(alias="reasonCode", title="Reasoncode")]
+    reason: Annotated[str | None, Field(title="Reason")]
+    changes: Annotated[list[Any] | None, Field(title="Changes")]
+    """
+    Notifications of change the bank sent
+    """
+
+
+class BankFileImport(CorridorModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    name: Annotated[
+        str,
+        Field(
+            max_length=200,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Name",
+        ),
+    ]
+    """
+    The file's name
+    """
+    content: Annotated[
+        str,
+        Field(
+            max_length=5000000,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Content",
+        ),
+    ]
+    """
+    The file as the bank sent it: a NACHA return/NOC file, or an ISO 20022 pain.002, pacs.002, pacs.004 or camt.054 message
+    """
+
+
+class BankFileRead(CorridorModel):
+    id: Annotated[str, Field(title="Id")]
+    direction: Annotated[str, Field(title="Direction")]
+    """
+    OUTGOING (for the bank) or INCOMING (from it)
+    """
+    format: Annotated[str, Field(title="Format")]
+    """
+    NACHA or PAIN_001 (outgoing); NACHA_RETURN, PAIN_002, PACS_002, PACS_004 or CAMT_054 (incoming)
+    """
+    rail: Annotated[str | None, Field(title="Rail")]
+    window_cutoff_at: Annotated[str | None, Field(alias="windowCutoffAt", title="Windowcutoffat")]
+    """
+    The cutoff of the window it carries
+    """
+    name: Annotated[str, Field(title="Name")]
+    sha256: Annotated[str, Field(title="Sha256")]
+    entry_count: Annotated[int, Field(alias="entryCount", title="Entrycount")]
+    credit_total: Annotated[str, Field(alias="creditTotal", title="Credittotal")]
+    """
+    Minor units
+    """
+    debit_total: Annotated[str, Field(alias="debitTotal", title="Debittotal")]
+    """
+    Minor units
+    """
+    currency: Annotated[str | None, Field(title="Currency")]
+    status: Annotated[str, Field(title="Status")]
+    """
+    WRITTEN or UPLOADED (outgoing); APPLIED or FAILED (incoming)
+    """
+    upload_attempts: Annotated[int, Field(alias="uploadAttempts", title="Uploadattempts")]
+    uploaded_at: Annotated[str | None, Field(alias="uploadedAt", title="Uploadedat")]
+    last_error: Annotated[str | None, Field(alias="lastError", title="Lasterror")]
+    summary: Annotated[dict[str, Any] | None, Field(title="Summary")]
+    """
+    What reading an incoming file did: answers applied, entries unknown
+    """
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+
+
 class BeneficiaryType(StrEnum):
     individual = "INDIVIDUAL"
     business = "BUSINESS"
@@ -567,6 +666,39 @@ class Chain(StrEnum):
     polygon = "POLYGON"
     solana = "SOLANA"
     tron = "TRON"
+
+
+class ClockAdvance(CorridorModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    seconds: Annotated[int | None, Field(ge=1, le=316224000, title="Seconds")] = None
+    """
+    How far to move the clock forward, in seconds.
+    """
+    to: Annotated[AwareDatetime | None, Field(title="To")] = None
+    """
+    The instant to move the clock to (ISO 8601 with a zone); never earlier than the clock's now.
+    """
+    freeze: Annotated[bool | None, Field(title="Freeze")] = None
+    """
+    true: the clock stands still at its new time until advanced again (Stripe's test clocks); false: it runs on from there. Absent: as it was.
+    """
+
+
+class ClockRead(CorridorModel):
+    now: Annotated[str, Field(title="Now")]
+    """
+    The organization's time (ISO 8601 UTC).
+    """
+    frozen: Annotated[bool, Field(title="Frozen")]
+    """
+    Whether the clock stands still until advanced.
+    """
+    offset_seconds: Annotated[int, Field(alias="offsetSeconds", title="Offsetseconds")]
+    """
+    How far the clock is ahead of real time, in whole seconds.
+    """
 
 
 class AccountCurrency(StrEnum):
@@ -1183,6 +1315,11 @@ class DeveloperFeeRead(CorridorModel):
     """
     The on-chain fee payout (crypto flows)
     """
+
+
+class Direction1(StrEnum):
+    outgoing = "OUTGOING"
+    incoming = "INCOMING"
 
 
 class DisabledReason(StrEnum):
@@ -1909,6 +2046,15 @@ class ListResponseBalanceTransactionRead(CorridorModel):
     has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
 
 
+class ListResponseBankFileRead(CorridorModel):
+    data: Annotated[list[BankFileRead], Field(title="Data")]
+    next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
+    """
+    Pass as `cursor` for the next page
+    """
+    has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
+
+
 class ListResponseDepositRead(CorridorModel):
     data: Annotated[list[DepositRead], Field(title="Data")]
     next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
@@ -2022,6 +2168,26 @@ class NonBalanceStatementRead(CorridorModel):
     Oldest first
     """
     generated_at: Annotated[str, Field(alias="generatedAt", title="Generatedat")]
+
+
+class OAuthClientRead(CorridorModel):
+    id: Annotated[str, Field(examples=["ocl_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    """
+    The client_id it registered with
+    """
+    name: Annotated[str | None, Field(examples=["Claude"], title="Name")]
+    """
+    The name it gave itself (client_name): unverified
+    """
+    redirect_uris: Annotated[
+        list[str],
+        Field(
+            alias="redirectUris",
+            examples=[["http://127.0.0.1:33418/callback"]],
+            title="Redirecturis",
+        ),
+    ]
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
 
 
 class Ok(CorridorModel):
@@ -2904,6 +3070,11 @@ class StatementFormat(StrEnum):
     pdf = "pdf"
 
 
+class Direction2(StrEnum):
+    credit = "CREDIT"
+    debit = "DEBIT"
+
+
 class StatementLineRead(CorridorModel):
     """
     A balance transaction of the month, with the balance after it.
@@ -2911,7 +3082,7 @@ class StatementLineRead(CorridorModel):
 
     id: Annotated[str, Field(examples=["pst_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
     created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
-    direction: Annotated[Direction, Field(title="Direction")]
+    direction: Annotated[Direction2, Field(title="Direction")]
     amount: Amount
     """
     Always positive; see `direction`
@@ -4133,6 +4304,10 @@ class AttemptRead(CorridorModel):
     finished_at: Annotated[str | None, Field(alias="finishedAt", title="Finishedat")]
 
 
+class BankFileEntries(CorridorModel):
+    data: Annotated[list[BankFileEntryRead], Field(title="Data")]
+
+
 class BusinessCustomerCreated(CorridorModel):
     """
     The new business customer; for a platform session, the session it binds.
@@ -5257,6 +5432,52 @@ class MessageList(CorridorModel):
     """
 
 
+class OAuthGrantRead(CorridorModel):
+    id: Annotated[str, Field(examples=["oag_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    client: OAuthClientRead
+    agent_id: Annotated[str | None, Field(alias="agentId", examples=[None], title="Agentid")]
+    """
+    The agent the client acts as (its limits and mandates apply), or null: the organization, with the scopes listed
+    """
+    scopes: Annotated[
+        list[str], Field(examples=[["transfers:read", "accounts:read"]], title="Scopes")
+    ]
+    tool_confirmation: Annotated[ToolConfirmation, Field(alias="toolConfirmation")]
+    """
+    When a write tool (MCP) called with this key waits for a person to confirm it: `always`, `over_limit` (only what would exceed its agent's limits or mandate) or `never`.
+    """
+    resource: Annotated[str, Field(examples=["https://corridor.example.com/mcp"], title="Resource")]
+    """
+    The MCP server its tokens are for (RFC 8707)
+    """
+    created_by: Annotated[str, Field(alias="createdBy", title="Createdby")]
+    """
+    The console user who consented (usr_…)
+    """
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+    last_token_at: Annotated[str, Field(alias="lastTokenAt", title="Lasttokenat")]
+    """
+    When the client last got an access token
+    """
+    revoked_at: Annotated[str | None, Field(alias="revokedAt", title="Revokedat")] = None
+    revoked_reason: Annotated[str | None, Field(alias="revokedReason", title="Revokedreason")] = (
+        None
+    )
+    """
+    revoked_by_owner, revoked_by_client, refresh_token_reused (a refresh token was presented again after it was rotated) or code_reused
+    """
+
+
+class OAuthGrantUpdate(CorridorModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    tool_confirmation: Annotated[ToolConfirmation, Field(alias="toolConfirmation")]
+    """
+    When a write tool (MCP) called with this key waits for a person to confirm it: `always`, `over_limit` (only what would exceed its agent's limits or mandate) or `never`.
+    """
+
+
 class OrganizationCreated(CorridorModel):
     """
     The new child organization, with its first key when `createApiKey` was true.
@@ -5728,6 +5949,15 @@ class AssistantThreadList(CorridorModel):
 class CapabilitiesRead(CorridorModel):
     customer_id: Annotated[str, Field(alias="customerId", title="Customerid")]
     capabilities: Annotated[list[CapabilityRead], Field(title="Capabilities")]
+
+
+class ListResponseOAuthGrantRead(CorridorModel):
+    data: Annotated[list[OAuthGrantRead], Field(title="Data")]
+    next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
+    """
+    Pass as `cursor` for the next page
+    """
+    has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
 
 
 class QuoteCreate(CorridorModel):

@@ -17,10 +17,11 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from corridor.kit import metrics, stopping
-from corridor.kit.clock import Clock
+from corridor.kit import db, metrics, stopping
+from corridor.kit.clock import Clock, Moments
 from corridor.kit.db import Database
 from corridor.kit.logging import get_logger
+from corridor.models import clock as sandbox_clocks
 from corridor.models.transfer import Transfer, TransferLeg
 from corridor.rails.base import RailName, RailStatus, rails_for_currency
 from corridor.rails.registry import adapter_for
@@ -50,21 +51,26 @@ async def advance_transfers(
 ) -> int:
     """One pass: step due transfers until none is due (at most `steps_per_pass_max`)."""
     async with database.session(write=False) as session:
-        due = await repository.any_due(session, now=clock.now(), organization_id=organization_id)
+        # Organizations whose sandbox clock was advanced step by their own time.
+        shifts = await sandbox_clocks.shifts(session, organization_id=organization_id)
+        moments = Moments.at(clock.now(), shifts)
+        due = await repository.any_due(session, now=moments, organization_id=organization_id)
     if not due:  # no write transaction (nor SQLite's write lock) for an idle pass
         return 0
     steps = 0
     while steps < steps_per_pass_max and not stopping.stopping():
         claimed: str | None = None
-        now = clock.now()
+        moments = Moments.at(clock.now(), shifts)
+        now = moments.default
         try:
             async with database.session() as session, session.begin():
                 transfer = await repository.claim_due_transfer(
-                    session, now=now, organization_id=organization_id
+                    session, now=moments, organization_id=organization_id
                 )
                 if transfer is None:
                     break
                 claimed = transfer.id
+                now = moments.of(transfer.organization_id)
                 _note_claim_delay(session, transfer, now)
                 await step(session, transfer, now=now)
         except Exception:
@@ -93,7 +99,13 @@ async def _defer(database: Database, transfer_id: str, *, until: datetime) -> No
 
 
 async def step(session: AsyncSession, transfer: Transfer, *, now: datetime) -> None:
-    """Do the next thing the transfer needs; leaves `next_step_at` set for the next one."""
+    """Do the next thing the transfer needs; leaves `next_step_at` set for the next one.
+    A rail that keeps rows of its own (bank files) writes them in this transaction."""
+    with db.unit_of_work(session):
+        await _step(session, transfer, now=now)
+
+
+async def _step(session: AsyncSession, transfer: Transfer, *, now: datetime) -> None:
     legs = await repository.legs_of(session, transfer.id)
     if transfer.status not in (S.PENDING, S.PROCESSING) or transfer.funding_needed:
         transfer.next_step_at = None

@@ -9,6 +9,8 @@ from corridor_client import _calls
 from corridor_client._async._http import AsyncResource
 from corridor_client.models import (
     BalanceRead,
+    ClockAdvance,
+    ClockRead,
     CustomerRead,
     DepositRead,
     SandboxDeposit,
@@ -75,3 +77,19 @@ class AsyncSandbox(AsyncResource):
         path = _calls.path("/v1/sandbox/transfers/{}/legs/{}/status", transfer_id, leg_id)
         body = _calls.body(SandboxLegStatus, params, fields)
         return await self._send(_calls.action(path, body), TransferRead)
+
+    async def get_clock(self) -> ClockRead:
+        """The organization's sandbox clock: `now`, `frozen`, `offsetSeconds`."""
+        return await self._send(_calls.read("/v1/sandbox/clock"), ClockRead)
+
+    async def advance_clock(
+        self, params: ClockAdvance | Mapping[str, Any] | None = None, /, **fields: Any
+    ) -> ClockRead:
+        """Move the organization's clock forward: `seconds=86400` or `to="2026-12-01T14:00:00Z"`
+        (never backwards), optionally `freeze=True`. Due work follows within seconds."""
+        body = _calls.body(ClockAdvance, params, fields)
+        return await self._send(_calls.action("/v1/sandbox/clock/advance", body), ClockRead)
+
+    async def reset_clock(self) -> ClockRead:
+        """Back to real time."""
+        return await self._send(_calls.action("/v1/sandbox/clock/reset"), ClockRead)

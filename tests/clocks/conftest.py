@@ -1,0 +1,3 @@
+"""The transfer tests' fixtures, for the clock's tests of due work."""
+
+from tests.transfers.conftest import install_rail  # noqa: F401

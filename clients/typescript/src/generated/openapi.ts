@@ -10887,10 +10887,118 @@ export interface components {
             staleAfterSeconds: number;
         };
     };
-    responses: never;
+    responses: {
+        /** @description `rate_limited`: too many requests with this credential (its organization's `requestsPerSecondPerKey`, or the server's default), too many credentials from this address that did not authenticate, or too many failed sign-ins. Wait `Retry-After` seconds; the RateLimit-* fields describe the window that is spent. */
+        RateLimited: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "rate_limited",
+                 *       "message": "Too many requests with this credential: at most 300 per second",
+                 *       "requestId": "req_01jd3x0p6x9e3k2v1m8q4r7s5t"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description `service_unavailable`: no database connection was free in time, or the database refused or lost one. The request changed nothing (its Idempotency-Key is not spent): send it again after `Retry-After` seconds. */
+        ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfterUnavailable"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "service_unavailable",
+                 *       "message": "Too many requests in flight; no database connection was free",
+                 *       "requestId": "req_01jd3x0p6x9e3k2v1m8q4r7s5t"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description `method_not_allowed`: the path, with the path parameters sent (an id holding an encoded `/`), is one another operation serves with other methods; `Allow` names them. */
+        MethodNotAllowed: {
+            headers: {
+                Allow: components["headers"]["Allow"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "method_not_allowed",
+                 *       "message": "Method not allowed on this path",
+                 *       "requestId": "req_01jd3x0p6x9e3k2v1m8q4r7s5t"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description `uri_too_long`: the path and query are longer than 8 KiB. */
+        UriTooLong: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "uri_too_long",
+                 *       "message": "The URL (path and query) is longer than 8192 bytes",
+                 *       "requestId": "req_01jd3x0p6x9e3k2v1m8q4r7s5t"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description Seconds to wait before sending the request again.
+         * @example 1
+         */
+        RetryAfter: number;
+        /**
+         * @description Seconds to wait before sending the request again: always with `service_unavailable` (the request changed nothing); not with a 503 that says the server is configured without something (`assistant_provider_not_configured`).
+         * @example 1
+         */
+        RetryAfterUnavailable: number;
+        /**
+         * @description The requests (or failures) the window allows.
+         * @example 300
+         */
+        RateLimitLimit: number;
+        /**
+         * @description What is left of the window: 0 on a 429.
+         * @example 0
+         */
+        RateLimitRemaining: number;
+        /**
+         * @description Seconds until the window has room again.
+         * @example 1
+         */
+        RateLimitReset: number;
+        /**
+         * @description The limit and its window in seconds (IETF RateLimit header fields draft).
+         * @example 300;w=1
+         */
+        RateLimitPolicy: string;
+        /**
+         * @description The methods this path answers (RFC 9110).
+         * @example GET, PATCH, DELETE
+         */
+        Allow: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -10921,6 +11029,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description Service Unavailable */
             503: {
                 headers: {
@@ -10981,6 +11090,7 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description Not ready: a check failed */
             503: {
                 headers: {
@@ -11088,6 +11198,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11097,6 +11208,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_api_key_v1_api_keys_post: {
@@ -11191,6 +11304,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11200,6 +11314,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revoke_api_key_v1_api_keys__key_id__delete: {
@@ -11274,6 +11390,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11283,6 +11400,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_api_key_v1_api_keys__key_id__patch: {
@@ -11376,6 +11495,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11385,6 +11505,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_console_session_v1_console_sessions_post: {
@@ -11474,6 +11596,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11483,6 +11606,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_console_session_v1_console_sessions_current_get: {
@@ -11567,6 +11692,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11576,6 +11702,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     delete_console_session_v1_console_sessions_current_delete: {
@@ -11648,6 +11776,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11657,6 +11786,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_current_organization_v1_organizations_current_get: {
@@ -11741,6 +11872,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11750,6 +11882,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_current_organization_v1_organizations_current_patch: {
@@ -11838,6 +11972,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11847,6 +11982,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_configuration_v1_organizations_current_configuration_get: {
@@ -11943,6 +12080,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11952,6 +12090,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_configuration_v1_organizations_current_configuration_patch: {
@@ -12052,6 +12192,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12061,6 +12202,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_organizations_v1_organizations_get: {
@@ -12156,6 +12299,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12165,6 +12309,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_organization_v1_organizations_post: {
@@ -12265,6 +12411,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12274,6 +12421,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_organization_v1_organizations__organization_id__get: {
@@ -12360,6 +12509,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12369,6 +12519,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_individual_customer_v1_customers_individual_post: {
@@ -12483,6 +12635,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12492,6 +12645,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_business_customer_v1_customers_business_post: {
@@ -12608,6 +12763,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12617,6 +12773,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_customers_v1_customers_get: {
@@ -12746,6 +12904,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12755,6 +12914,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_customer_v1_customers__customer_id__get: {
@@ -12852,6 +13013,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -12870,6 +13032,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12879,6 +13042,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_customer_v1_customers__customer_id__patch: {
@@ -12977,6 +13142,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -12995,6 +13161,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13004,6 +13171,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     archive_customer_v1_customers__customer_id__archive_post: {
@@ -13098,6 +13267,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -13116,6 +13286,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13125,6 +13296,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_capabilities_v1_customers__customer_id__capabilities_get: {
@@ -13224,6 +13397,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13233,6 +13407,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_compliance_requirements_v1_customers__customer_id__compliance_requirements_get: {
@@ -13347,6 +13523,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13356,6 +13533,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     save_individual_verification_v1_customers__customer_id__individual_verification_put: {
@@ -13443,6 +13622,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -13461,6 +13641,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13470,6 +13651,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     save_business_verification_v1_customers__customer_id__business_verification_put: {
@@ -13557,6 +13740,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -13575,6 +13759,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13584,6 +13769,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     submit_verification_v1_customers__customer_id__submit_verification_post: {
@@ -13678,6 +13865,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -13696,6 +13884,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13705,6 +13894,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_verification_status_v1_customers__customer_id__verification_status_get: {
@@ -13806,6 +13997,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13815,6 +14007,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     set_verification_status_in_sandbox_v1_sandbox_customers__customer_id__verification_status_post: {
@@ -13931,6 +14125,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13940,6 +14135,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     start_terms_of_service_v1_terms_of_service_acceptances_post: {
@@ -14029,6 +14226,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14038,6 +14236,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     accept_terms_of_service_v1_terms_of_service_acceptances__acceptance_id__accept_post: {
@@ -14125,6 +14325,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14134,6 +14335,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_terms_of_service_v1_terms_of_service_acceptances__acceptance_id__get: {
@@ -14203,6 +14406,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -14221,6 +14425,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14230,6 +14435,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_associated_entity_v1_customers__customer_id__associated_entities_post: {
@@ -14319,6 +14526,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -14337,6 +14545,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14346,6 +14555,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_associated_entity_v1_customers__customer_id__associated_entities__entity_id__get: {
@@ -14432,6 +14643,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -14450,6 +14662,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14459,6 +14672,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     delete_associated_entity_v1_customers__customer_id__associated_entities__entity_id__delete: {
@@ -14516,6 +14731,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -14534,6 +14750,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14543,6 +14760,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_associated_entity_v1_customers__customer_id__associated_entities__entity_id__patch: {
@@ -14633,6 +14852,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -14651,6 +14871,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14660,6 +14881,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_verification_link_v1_customers__customer_id__associated_entities__entity_id__verification_link_post: {
@@ -14746,6 +14969,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14755,6 +14979,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_verification_session_v1_customers__customer_id__verification_sessions_post: {
@@ -14824,6 +15050,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -14842,6 +15069,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14851,6 +15079,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_verification_session_configuration_v1_verification_sessions__session_id__configuration_get: {
@@ -14975,6 +15205,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14984,6 +15215,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_pending_rfi_v1_customers__customer_id__pending_enhanced_diligence_rfi_get: {
@@ -15123,6 +15356,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15132,6 +15366,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     save_rfi_progress_v1_customers__customer_id__pending_enhanced_diligence_rfi_progress_patch: {
@@ -15218,6 +15454,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15227,6 +15464,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_accounts_v1_accounts_get: {
@@ -15326,6 +15565,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15335,6 +15575,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_customer_accounts_v1_customers__customer_id__accounts_get: {
@@ -15432,6 +15674,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15441,6 +15684,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_account_v1_accounts__account_id__get: {
@@ -15527,6 +15772,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15536,6 +15782,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_balance_v1_accounts__account_id__balance_get: {
@@ -15636,6 +15884,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15645,6 +15894,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_balance_transactions_v1_accounts__account_id__balance_transactions_get: {
@@ -15755,6 +16006,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15764,6 +16016,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     fund_account_v1_sandbox_accounts__account_id__fund_post: {
@@ -15868,6 +16122,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15877,6 +16132,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_counterparties_v1_counterparties_get: {
@@ -15991,6 +16248,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16000,6 +16258,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_counterparty_v1_counterparties_post: {
@@ -16103,6 +16363,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16112,6 +16373,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_counterparty_v1_counterparties__counterparty_id__get: {
@@ -16213,6 +16476,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16222,6 +16486,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     delete_counterparty_v1_counterparties__counterparty_id__delete: {
@@ -16296,6 +16562,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16305,6 +16572,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_counterparty_v1_counterparties__counterparty_id__patch: {
@@ -16410,6 +16679,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16419,6 +16689,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_external_accounts_v1_external_accounts_get: {
@@ -16539,6 +16811,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16548,6 +16821,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_external_account_v1_external_accounts_post: {
@@ -16655,6 +16930,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16664,6 +16940,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     validate_bank_code_v1_external_accounts_validate_bank_code_post: {
@@ -16749,6 +17027,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16758,6 +17037,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_external_account_v1_external_accounts__external_account_id__get: {
@@ -16845,6 +17126,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -16863,6 +17145,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16872,6 +17155,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_external_account_v1_external_accounts__external_account_id__patch: {
@@ -16963,6 +17248,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -16981,6 +17267,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16990,6 +17277,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     close_external_account_v1_external_accounts__external_account_id__close_post: {
@@ -17095,6 +17384,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17104,6 +17394,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_external_wallets_v1_external_wallets_get: {
@@ -17212,6 +17504,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17221,6 +17514,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_external_wallet_v1_external_wallets_post: {
@@ -17314,6 +17609,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17323,6 +17619,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_external_wallet_v1_external_wallets__external_wallet_id__get: {
@@ -17414,6 +17712,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17423,6 +17722,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_external_wallet_v1_external_wallets__external_wallet_id__patch: {
@@ -17518,6 +17819,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17527,6 +17829,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_endpoints_v1_webhooks_endpoints_get: {
@@ -17626,6 +17930,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17635,6 +17940,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_endpoint_v1_webhooks_endpoints_post: {
@@ -17727,6 +18034,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17736,6 +18044,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_endpoint_v1_webhooks_endpoints__endpoint_id__get: {
@@ -17808,6 +18118,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -17826,6 +18137,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17835,6 +18147,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     delete_endpoint_v1_webhooks_endpoints__endpoint_id__delete: {
@@ -17891,6 +18205,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -17909,6 +18224,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17918,6 +18234,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_endpoint_v1_webhooks_endpoints__endpoint_id__patch: {
@@ -17994,6 +18312,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -18012,6 +18331,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18021,6 +18341,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_secret_v1_webhooks_endpoints__endpoint_id__secret_get: {
@@ -18102,6 +18424,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18111,6 +18434,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rotate_secret_v1_webhooks_endpoints__endpoint_id__secret_rotate_post: {
@@ -18196,6 +18521,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18205,6 +18531,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     replay_v1_webhooks_endpoints__endpoint_id__replay_post: {
@@ -18294,6 +18622,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18303,6 +18632,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_messages_v1_webhooks_messages_get: {
@@ -18435,6 +18766,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18444,6 +18776,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_message_v1_webhooks_messages__message_id__get: {
@@ -18560,6 +18894,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -18578,6 +18913,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18587,6 +18923,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_attempts_v1_webhooks_messages__message_id__attempts_get: {
@@ -18693,6 +19031,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18702,6 +19041,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resend_message_v1_webhooks_messages__message_id__resend_post: {
@@ -18790,6 +19131,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18799,6 +19141,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_transfers_v1_transfers_get: {
@@ -19086,6 +19430,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -19095,6 +19440,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_transfer_v1_transfers_post: {
@@ -19364,6 +19711,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -19373,6 +19721,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_transfer_v1_transfers__transfer_id__get: {
@@ -19625,6 +19975,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -19643,6 +19994,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -19652,6 +20004,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_transfer_v1_transfers__transfer_id__patch: {
@@ -19905,6 +20259,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -19923,6 +20278,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -19932,6 +20288,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     submit_transfer_v1_transfers__transfer_id__submit_post: {
@@ -20199,6 +20557,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -20208,6 +20567,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     cancel_transfer_v1_transfers__transfer_id__cancel_post: {
@@ -20479,6 +20840,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -20488,6 +20850,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     fund_transfer_v1_transfers__transfer_id__fund_post: {
@@ -20759,6 +21123,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -20768,6 +21133,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_documents_v1_transfers__transfer_id__documents_get: {
@@ -20875,6 +21242,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -20884,6 +21252,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     review_transfer_v1_transfers__transfer_id__review_post: {
@@ -21155,6 +21525,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -21164,6 +21535,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     authorize_transfer_v1_transfers__transfer_id__authorize_post: {
@@ -21435,6 +21808,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -21444,6 +21818,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_customer_transfers_v1_customers__customer_id__transfers_get: {
@@ -21722,6 +22098,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -21731,6 +22108,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_account_transfers_v1_accounts__account_id__transfers_get: {
@@ -22009,6 +22388,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -22018,6 +22398,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_unmatched_deposits_v1_customers__customer_id__unmatched_deposits_get: {
@@ -22126,6 +22508,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -22135,6 +22518,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     simulate_deposit_v1_sandbox_deposits_post: {
@@ -22234,6 +22619,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -22243,6 +22629,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     complete_transfer_v1_sandbox_transfers__transfer_id__complete_post: {
@@ -22510,6 +22898,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -22519,6 +22908,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     set_leg_status_v1_sandbox_transfers__transfer_id__legs__leg_id__status_post: {
@@ -22791,6 +23182,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -22800,6 +23192,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_virtual_accounts_v1_accounts__account_id__virtual_accounts_get: {
@@ -22902,6 +23296,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -22911,6 +23306,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     read_clock_v1_sandbox_clock_get: {
@@ -22992,6 +23389,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23001,6 +23399,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     advance_clock_v1_sandbox_clock_advance_post: {
@@ -23086,6 +23486,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23095,6 +23496,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     reset_clock_v1_sandbox_clock_reset_post: {
@@ -23176,6 +23579,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23185,6 +23589,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_bank_files_v1_bank_files_get: {
@@ -23295,6 +23701,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23304,6 +23711,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_bank_file_v1_bank_files__bank_file_id__get: {
@@ -23401,6 +23810,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23410,6 +23820,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_bank_file_content_v1_bank_files__bank_file_id__content_get: {
@@ -23496,6 +23908,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23505,6 +23918,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_bank_file_entries_v1_bank_files__bank_file_id__entries_get: {
@@ -23602,6 +24017,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23611,6 +24027,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     import_bank_file_v1_sandbox_bank_files_imports_post: {
@@ -23710,6 +24128,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23719,6 +24138,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_agents_v1_agents_get: {
@@ -23837,6 +24258,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23846,6 +24268,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_agent_v1_agents_post: {
@@ -23955,6 +24379,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23964,6 +24389,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_agent_v1_agents__agent_id__get: {
@@ -24053,6 +24480,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24071,6 +24499,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24080,6 +24509,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_agent_v1_agents__agent_id__patch: {
@@ -24173,6 +24604,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24191,6 +24623,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24200,6 +24633,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revoke_agent_v1_agents__agent_id__revoke_post: {
@@ -24289,6 +24724,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24307,6 +24743,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24316,6 +24753,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_spend_v1_agents__agent_id__spend_get: {
@@ -24396,6 +24835,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24414,6 +24854,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24423,6 +24864,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_signing_keys_v1_agents__agent_id__signing_keys_get: {
@@ -24507,6 +24950,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24525,6 +24969,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24534,6 +24979,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     add_signing_key_v1_agents__agent_id__signing_keys_post: {
@@ -24611,6 +25058,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24629,6 +25077,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24638,6 +25087,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revoke_signing_key_v1_agents__agent_id__signing_keys__signing_key_id__delete: {
@@ -24713,6 +25164,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24722,6 +25174,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_agent_keys_v1_agents__agent_id__keys_get: {
@@ -24809,6 +25263,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24827,6 +25282,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24836,6 +25292,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_agent_key_v1_agents__agent_id__keys_post: {
@@ -24917,6 +25375,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24935,6 +25394,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24944,6 +25404,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revoke_agent_key_v1_agents__agent_id__keys__key_id__delete: {
@@ -25019,6 +25481,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -25028,6 +25491,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     decide_agent_approval_v1_transfers__transfer_id__agent_approval_post: {
@@ -25297,6 +25762,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -25306,6 +25772,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_quote_v1_quotes_post: {
@@ -25429,6 +25897,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -25438,6 +25907,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_quote_v1_quotes__quote_id__get: {
@@ -25541,6 +26012,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -25559,6 +26031,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -25568,6 +26041,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     confirm_quote_v1_quotes__quote_id__confirm_post: {
@@ -25834,6 +26309,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -25843,6 +26319,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     quote_intent_v1_transfers_intents_quote_post: {
@@ -26111,6 +26589,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -26120,6 +26599,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     confirm_transfer_v1_transfers__transfer_id__confirm_post: {
@@ -26387,6 +26868,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -26396,6 +26878,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     validate_route_v1_fixed_routes_validate_post: {
@@ -26486,6 +26970,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -26495,6 +26980,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_bank_account_route_v1_fixed_routes_virtual_bank_account_post: {
@@ -26614,6 +27101,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -26623,6 +27111,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_wallet_route_v1_fixed_routes_virtual_wallet_post: {
@@ -26742,6 +27232,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -26751,6 +27242,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_routes_v1_fixed_routes_get: {
@@ -26878,6 +27371,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -26887,6 +27381,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_route_v1_fixed_routes__route_id__get: {
@@ -27004,6 +27500,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -27013,6 +27510,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_route_v1_fixed_routes__route_id__patch: {
@@ -27134,6 +27633,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -27143,6 +27643,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_customer_routes_v1_customers__customer_id__fixed_routes_get: {
@@ -27271,6 +27773,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -27280,6 +27783,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_upload_request_v1_documents_upload_requests_post: {
@@ -27385,6 +27890,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -27394,6 +27900,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     confirm_document_v1_documents__document_id__confirm_post: {
@@ -27490,6 +27998,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `document_rejected`: the stored bytes are not those declared */
             422: {
                 headers: {
@@ -27497,6 +28006,8 @@ export interface operations {
                 };
                 content?: never;
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_document_v1_documents__document_id__get: {
@@ -27575,6 +28086,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -27593,6 +28105,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -27602,6 +28115,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_documents_v1_documents_get: {
@@ -27711,6 +28226,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -27720,6 +28236,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     archive_document_v1_documents__document_id__archive_post: {
@@ -27816,6 +28334,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -27825,6 +28344,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_statement_v1_accounts__account_id__statements__period__get: {
@@ -27999,6 +28520,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28008,6 +28530,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_non_balance_statement_v1_accounts__account_id__statements__period__non_balance_get: {
@@ -28121,6 +28645,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28130,6 +28655,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_treasury_balances_v1_customers__customer_id__treasury_balances_get: {
@@ -28386,6 +28913,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28395,6 +28923,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_threads_v1_assistant_threads_get: {
@@ -28506,6 +29036,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28515,6 +29046,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_thread_v1_assistant_threads_post: {
@@ -28617,6 +29150,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28626,6 +29160,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_thread_v1_assistant_threads__thread_id__get: {
@@ -28726,6 +29262,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28735,6 +29272,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_thread_v1_assistant_threads__thread_id__patch: {
@@ -28839,6 +29378,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28848,6 +29388,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     archive_thread_v1_assistant_threads__thread_id__archive_post: {
@@ -28948,6 +29490,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28957,6 +29500,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_messages_v1_assistant_threads__thread_id__messages_get: {
@@ -29183,6 +29728,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29192,6 +29738,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     post_message_v1_assistant_threads__thread_id__messages_post: {
@@ -29310,6 +29858,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29319,6 +29868,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     mark_read_v1_assistant_threads__thread_id__read_post: {
@@ -29404,6 +29955,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29413,6 +29965,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_run_v1_assistant_runs__run_id__get: {
@@ -29510,6 +30064,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29519,6 +30074,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     cancel_run_v1_assistant_runs__run_id__cancel_post: {
@@ -29616,6 +30173,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29625,6 +30183,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     confirm_tool_call_v1_assistant_runs__run_id__tool_calls__tool_call_id__confirmation_post: {
@@ -29711,6 +30271,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29720,6 +30281,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     run_events_v1_assistant_runs__run_id__events_get: {
@@ -29814,6 +30377,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29823,6 +30387,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_confirmations_v1_tool_confirmations_get: {
@@ -29951,6 +30517,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29960,6 +30527,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_confirmation_v1_tool_confirmations__confirmation_id__get: {
@@ -30060,6 +30629,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -30078,6 +30648,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -30087,6 +30658,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     decide_v1_tool_confirmations__confirmation_id__decision_post: {
@@ -30209,6 +30782,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -30218,6 +30792,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_grants_v1_oauth_grants_get: {
@@ -30328,6 +30904,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -30337,6 +30914,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_grant_v1_oauth_grants__grant_id__get: {
@@ -30420,6 +30999,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -30438,6 +31018,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -30447,6 +31028,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_grant_v1_oauth_grants__grant_id__patch: {
@@ -30534,6 +31117,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -30552,6 +31136,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -30561,6 +31146,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revoke_grant_v1_oauth_grants__grant_id__revoke_post: {
@@ -30662,6 +31249,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -30671,6 +31259,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

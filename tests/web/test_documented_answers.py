@@ -195,7 +195,10 @@ def _schemathesis(live: LiveServer, document: Path) -> str:
         "all",
         "--no-color",
     ]
-    finished = subprocess.run(command, capture_output=True, text=True, timeout=3600)
+    # Run from the document's folder: schemathesis keeps a cache in its working directory.
+    finished = subprocess.run(
+        command, capture_output=True, text=True, timeout=3600, cwd=document.parent
+    )
     return finished.stdout + finished.stderr
 
 

@@ -16,7 +16,7 @@ transfer's metadata whenever a leg or the transfer moves.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -52,7 +52,7 @@ def outcome_of_transfer(status: str) -> StepStatus | None:
     return _OUTCOME_OF_TRANSFER.get(TransferStatus(status))
 
 
-def _steps_after(steps: list[dict[str, Any]], outcome: StepStatus) -> list[str]:
+def _steps_after(steps: list[dict[str, Any]], outcome: StepStatus) -> Sequence[str]:
     statuses = [str(step.get("status")) for step in steps]
     if outcome == StepStatus.COMPLETED:
         return [StepStatus.COMPLETED] * len(steps)
@@ -79,7 +79,7 @@ def metadata_after(
         return None
     steps = [step for step in routing.get("steps", []) if isinstance(step, dict)]
     statuses = _steps_after(steps, outcome)
-    if statuses == [step.get("status") for step in steps]:
+    if list(statuses) == [step.get("status") for step in steps]:
         return None
     moved = {
         **routing,

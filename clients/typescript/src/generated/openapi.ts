@@ -7494,7 +7494,7 @@ export interface components {
          *               "source": "SANDBOX",
          *               "senderBic": "CRDRUS30",
          *               "receiverBic": "BUKBGB22",
-         *               "checkedAt": "2026-11-24T21:21:44.081Z",
+         *               "checkedAt": "2026-11-24T21:21:44.089Z",
          *               "steps": [
          *                 {
          *                   "label": "Sending bank",
@@ -7506,13 +7506,13 @@ export interface components {
          *                   "label": "Correspondent bank",
          *                   "bic": "CRDCGB30",
          *                   "bankName": "Corridor Sandbox Correspondent (GB)",
-         *                   "status": "IN_PROGRESS"
+         *                   "status": "COMPLETED"
          *                 },
          *                 {
          *                   "label": "Beneficiary bank",
          *                   "bic": "BUKBGB22",
          *                   "bankName": "BARCLAYS BANK UK PLC",
-         *                   "status": "PENDING"
+         *                   "status": "COMPLETED"
          *                 }
          *               ]
          *             }
@@ -10008,7 +10008,7 @@ export interface components {
          *           "source": "SANDBOX",
          *           "senderBic": "CRDRUS30",
          *           "receiverBic": "BUKBGB22",
-         *           "checkedAt": "2026-11-24T21:21:44.081Z",
+         *           "checkedAt": "2026-11-24T21:21:44.089Z",
          *           "steps": [
          *             {
          *               "label": "Sending bank",
@@ -10020,13 +10020,13 @@ export interface components {
          *               "label": "Correspondent bank",
          *               "bic": "CRDCGB30",
          *               "bankName": "Corridor Sandbox Correspondent (GB)",
-         *               "status": "IN_PROGRESS"
+         *               "status": "COMPLETED"
          *             },
          *             {
          *               "label": "Beneficiary bank",
          *               "bic": "BUKBGB22",
          *               "bankName": "BARCLAYS BANK UK PLC",
-         *               "status": "PENDING"
+         *               "status": "COMPLETED"
          *             }
          *           ]
          *         }
@@ -10161,7 +10161,11 @@ export interface components {
         /**
          * TransferUpdate
          * @description Every field optional; `source` and `destination` are merged into the draft's (a
-         *     field sent as null is removed). Only a DRAFT can be updated.
+         *     field sent as null is removed), except that naming another kind of end (`accountId`,
+         *     `externalAccountId`, `toAddress`) replaces the old one with its `currency` and
+         *     `paymentRail`, and a new `paymentRail` drops the references of the old rail
+         *     (`achReference`, `wireMessage`, …) unless they are sent again. Only a DRAFT can be
+         *     updated.
          * @example {
          *       "amount": {
          *         "currency": "USD",
@@ -19341,7 +19345,7 @@ export interface operations {
                      *               "source": "SANDBOX",
                      *               "senderBic": "CRDRUS30",
                      *               "receiverBic": "BUKBGB22",
-                     *               "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *               "checkedAt": "2026-11-24T21:21:44.089Z",
                      *               "steps": [
                      *                 {
                      *                   "label": "Sending bank",
@@ -19353,13 +19357,13 @@ export interface operations {
                      *                   "label": "Correspondent bank",
                      *                   "bic": "CRDCGB30",
                      *                   "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *                   "status": "IN_PROGRESS"
+                     *                   "status": "COMPLETED"
                      *                 },
                      *                 {
                      *                   "label": "Beneficiary bank",
                      *                   "bic": "BUKBGB22",
                      *                   "bankName": "BARCLAYS BANK UK PLC",
-                     *                   "status": "PENDING"
+                     *                   "status": "COMPLETED"
                      *                 }
                      *               ]
                      *             }
@@ -19626,7 +19630,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -19638,13 +19642,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -19908,7 +19912,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -19920,13 +19924,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -20192,7 +20196,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -20204,13 +20208,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -20472,7 +20476,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -20484,13 +20488,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -20755,7 +20759,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -20767,13 +20771,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -21038,7 +21042,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -21050,13 +21054,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -21440,7 +21444,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -21452,13 +21456,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -21723,7 +21727,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -21735,13 +21739,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -22009,7 +22013,7 @@ export interface operations {
                      *               "source": "SANDBOX",
                      *               "senderBic": "CRDRUS30",
                      *               "receiverBic": "BUKBGB22",
-                     *               "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *               "checkedAt": "2026-11-24T21:21:44.089Z",
                      *               "steps": [
                      *                 {
                      *                   "label": "Sending bank",
@@ -22021,13 +22025,13 @@ export interface operations {
                      *                   "label": "Correspondent bank",
                      *                   "bic": "CRDCGB30",
                      *                   "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *                   "status": "IN_PROGRESS"
+                     *                   "status": "COMPLETED"
                      *                 },
                      *                 {
                      *                   "label": "Beneficiary bank",
                      *                   "bic": "BUKBGB22",
                      *                   "bankName": "BARCLAYS BANK UK PLC",
-                     *                   "status": "PENDING"
+                     *                   "status": "COMPLETED"
                      *                 }
                      *               ]
                      *             }
@@ -22299,7 +22303,7 @@ export interface operations {
                      *               "source": "SANDBOX",
                      *               "senderBic": "CRDRUS30",
                      *               "receiverBic": "BUKBGB22",
-                     *               "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *               "checkedAt": "2026-11-24T21:21:44.089Z",
                      *               "steps": [
                      *                 {
                      *                   "label": "Sending bank",
@@ -22311,13 +22315,13 @@ export interface operations {
                      *                   "label": "Correspondent bank",
                      *                   "bic": "CRDCGB30",
                      *                   "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *                   "status": "IN_PROGRESS"
+                     *                   "status": "COMPLETED"
                      *                 },
                      *                 {
                      *                   "label": "Beneficiary bank",
                      *                   "bic": "BUKBGB22",
                      *                   "bankName": "BARCLAYS BANK UK PLC",
-                     *                   "status": "PENDING"
+                     *                   "status": "COMPLETED"
                      *                 }
                      *               ]
                      *             }
@@ -22813,7 +22817,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -22825,13 +22829,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -23097,7 +23101,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -23109,13 +23113,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -25679,7 +25683,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -25691,13 +25695,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -26783,7 +26787,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -26795,13 +26799,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }

@@ -354,6 +354,9 @@ def serve(
         # HTTP parser's own limit on a request head (httptools: 80 KiB; past it, uvicorn's
         # plain-text 400); h11, used where httptools is missing, needs this one.
         "h11_max_incomplete_event_size": request_head_bytes_max,
+        # An idle connection stays open longer than clients keep theirs in their pools, so
+        # the client, not the server, closes it (config.py, http_keep_alive_s).
+        "timeout_keep_alive": settings.http_keep_alive_s,
         # SIGTERM: stop accepting, give the requests in flight this long, then stop.
         "timeout_graceful_shutdown": settings.shutdown_grace_s,
         # With several processes, uvicorn's supervisor pings each and restarts one that

@@ -149,6 +149,12 @@ class Settings(BaseSettings):
     # On SIGTERM: an API process stops accepting and gives the requests in flight this
     # long; a worker stops claiming and gives its running work this long.
     shutdown_grace_s: float = Field(default=30, ge=0, le=600)
+    # How long `corridor serve` keeps an idle HTTP connection open for the client's next
+    # request. Longer than the clients and proxies in front keep theirs (httpx 5 s,
+    # aiohttp 15 s, Go 90 s, load balancers often 60 s): when the server closes first, a
+    # request the client is sending on it meets a closed connection (docs/decisions.md,
+    # "Keep-alive", issue 30). uvicorn's own default is 5 s.
+    http_keep_alive_s: int = Field(default=120, ge=1, le=3600)
 
     # Bank files (docs/rails.md): the rails paid through files exchanged with a bank
     # (comma-separated, of ACH, ACH_SAME_DAY, SEPA, SWIFT; empty: every rail simulated),

@@ -5731,7 +5731,11 @@ class TransferCreate(CorridorModel):
 class TransferUpdate(CorridorModel):
     """
     Every field optional; `source` and `destination` are merged into the draft's (a
-    field sent as null is removed). Only a DRAFT can be updated.
+    field sent as null is removed), except that naming another kind of end (`accountId`,
+    `externalAccountId`, `toAddress`) replaces the old one with its `currency` and
+    `paymentRail`, and a new `paymentRail` drops the references of the old rail
+    (`achReference`, `wireMessage`, …) unless they are sent again. Only a DRAFT can be
+    updated.
     """
 
     model_config = ConfigDict(

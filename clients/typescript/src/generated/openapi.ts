@@ -7494,7 +7494,7 @@ export interface components {
          *               "source": "SANDBOX",
          *               "senderBic": "CRDRUS30",
          *               "receiverBic": "BUKBGB22",
-         *               "checkedAt": "2026-11-24T21:21:44.081Z",
+         *               "checkedAt": "2026-11-24T21:21:44.089Z",
          *               "steps": [
          *                 {
          *                   "label": "Sending bank",
@@ -7506,13 +7506,13 @@ export interface components {
          *                   "label": "Correspondent bank",
          *                   "bic": "CRDCGB30",
          *                   "bankName": "Corridor Sandbox Correspondent (GB)",
-         *                   "status": "IN_PROGRESS"
+         *                   "status": "COMPLETED"
          *                 },
          *                 {
          *                   "label": "Beneficiary bank",
          *                   "bic": "BUKBGB22",
          *                   "bankName": "BARCLAYS BANK UK PLC",
-         *                   "status": "PENDING"
+         *                   "status": "COMPLETED"
          *                 }
          *               ]
          *             }
@@ -10008,7 +10008,7 @@ export interface components {
          *           "source": "SANDBOX",
          *           "senderBic": "CRDRUS30",
          *           "receiverBic": "BUKBGB22",
-         *           "checkedAt": "2026-11-24T21:21:44.081Z",
+         *           "checkedAt": "2026-11-24T21:21:44.089Z",
          *           "steps": [
          *             {
          *               "label": "Sending bank",
@@ -10020,13 +10020,13 @@ export interface components {
          *               "label": "Correspondent bank",
          *               "bic": "CRDCGB30",
          *               "bankName": "Corridor Sandbox Correspondent (GB)",
-         *               "status": "IN_PROGRESS"
+         *               "status": "COMPLETED"
          *             },
          *             {
          *               "label": "Beneficiary bank",
          *               "bic": "BUKBGB22",
          *               "bankName": "BARCLAYS BANK UK PLC",
-         *               "status": "PENDING"
+         *               "status": "COMPLETED"
          *             }
          *           ]
          *         }
@@ -10161,7 +10161,11 @@ export interface components {
         /**
          * TransferUpdate
          * @description Every field optional; `source` and `destination` are merged into the draft's (a
-         *     field sent as null is removed). Only a DRAFT can be updated.
+         *     field sent as null is removed), except that naming another kind of end (`accountId`,
+         *     `externalAccountId`, `toAddress`) replaces the old one with its `currency` and
+         *     `paymentRail`, and a new `paymentRail` drops the references of the old rail
+         *     (`achReference`, `wireMessage`, …) unless they are sent again. Only a DRAFT can be
+         *     updated.
          * @example {
          *       "amount": {
          *         "currency": "USD",
@@ -10887,10 +10891,118 @@ export interface components {
             staleAfterSeconds: number;
         };
     };
-    responses: never;
+    responses: {
+        /** @description `rate_limited`: too many requests with this credential (its organization's `requestsPerSecondPerKey`, or the server's default), too many credentials from this address that did not authenticate, or too many failed sign-ins. Wait `Retry-After` seconds; the RateLimit-* fields describe the window that is spent. */
+        RateLimited: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "rate_limited",
+                 *       "message": "Too many requests with this credential: at most 300 per second",
+                 *       "requestId": "req_01jd3x0p6x9e3k2v1m8q4r7s5t"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description `service_unavailable`: no database connection was free in time, or the database refused or lost one. The request changed nothing (its Idempotency-Key is not spent): send it again after `Retry-After` seconds. */
+        ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfterUnavailable"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "service_unavailable",
+                 *       "message": "Too many requests in flight; no database connection was free",
+                 *       "requestId": "req_01jd3x0p6x9e3k2v1m8q4r7s5t"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description `method_not_allowed`: the path, with the path parameters sent (an id holding an encoded `/`), is one another operation serves with other methods; `Allow` names them. */
+        MethodNotAllowed: {
+            headers: {
+                Allow: components["headers"]["Allow"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "method_not_allowed",
+                 *       "message": "Method not allowed on this path",
+                 *       "requestId": "req_01jd3x0p6x9e3k2v1m8q4r7s5t"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description `uri_too_long`: the path and query are longer than 8 KiB. */
+        UriTooLong: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "uri_too_long",
+                 *       "message": "The URL (path and query) is longer than 8192 bytes",
+                 *       "requestId": "req_01jd3x0p6x9e3k2v1m8q4r7s5t"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description Seconds to wait before sending the request again.
+         * @example 1
+         */
+        RetryAfter: number;
+        /**
+         * @description Seconds to wait before sending the request again: always with `service_unavailable` (the request changed nothing); not with a 503 that says the server is configured without something (`assistant_provider_not_configured`).
+         * @example 1
+         */
+        RetryAfterUnavailable: number;
+        /**
+         * @description The requests (or failures) the window allows.
+         * @example 300
+         */
+        RateLimitLimit: number;
+        /**
+         * @description What is left of the window: 0 on a 429.
+         * @example 0
+         */
+        RateLimitRemaining: number;
+        /**
+         * @description Seconds until the window has room again.
+         * @example 1
+         */
+        RateLimitReset: number;
+        /**
+         * @description The limit and its window in seconds (IETF RateLimit header fields draft).
+         * @example 300;w=1
+         */
+        RateLimitPolicy: string;
+        /**
+         * @description The methods this path answers (RFC 9110).
+         * @example GET, PATCH, DELETE
+         */
+        Allow: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -10921,6 +11033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description Service Unavailable */
             503: {
                 headers: {
@@ -10981,6 +11094,7 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description Not ready: a check failed */
             503: {
                 headers: {
@@ -11088,6 +11202,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11097,6 +11212,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_api_key_v1_api_keys_post: {
@@ -11191,6 +11308,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11200,6 +11318,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revoke_api_key_v1_api_keys__key_id__delete: {
@@ -11274,6 +11394,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11283,6 +11404,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_api_key_v1_api_keys__key_id__patch: {
@@ -11376,6 +11499,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11385,6 +11509,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_console_session_v1_console_sessions_post: {
@@ -11474,6 +11600,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11483,6 +11610,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_console_session_v1_console_sessions_current_get: {
@@ -11567,6 +11696,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11576,6 +11706,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     delete_console_session_v1_console_sessions_current_delete: {
@@ -11648,6 +11780,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11657,6 +11790,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_current_organization_v1_organizations_current_get: {
@@ -11741,6 +11876,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11750,6 +11886,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_current_organization_v1_organizations_current_patch: {
@@ -11838,6 +11976,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11847,6 +11986,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_configuration_v1_organizations_current_configuration_get: {
@@ -11943,6 +12084,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11952,6 +12094,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_configuration_v1_organizations_current_configuration_patch: {
@@ -12052,6 +12196,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12061,6 +12206,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_organizations_v1_organizations_get: {
@@ -12156,6 +12303,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12165,6 +12313,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_organization_v1_organizations_post: {
@@ -12265,6 +12415,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12274,6 +12425,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_organization_v1_organizations__organization_id__get: {
@@ -12360,6 +12513,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12369,6 +12523,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_individual_customer_v1_customers_individual_post: {
@@ -12483,6 +12639,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12492,6 +12649,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_business_customer_v1_customers_business_post: {
@@ -12608,6 +12767,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12617,6 +12777,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_customers_v1_customers_get: {
@@ -12746,6 +12908,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12755,6 +12918,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_customer_v1_customers__customer_id__get: {
@@ -12852,6 +13017,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -12870,6 +13036,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12879,6 +13046,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_customer_v1_customers__customer_id__patch: {
@@ -12977,6 +13146,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -12995,6 +13165,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13004,6 +13175,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     archive_customer_v1_customers__customer_id__archive_post: {
@@ -13098,6 +13271,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -13116,6 +13290,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13125,6 +13300,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_capabilities_v1_customers__customer_id__capabilities_get: {
@@ -13224,6 +13401,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13233,6 +13411,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_compliance_requirements_v1_customers__customer_id__compliance_requirements_get: {
@@ -13347,6 +13527,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13356,6 +13537,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     save_individual_verification_v1_customers__customer_id__individual_verification_put: {
@@ -13443,6 +13626,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -13461,6 +13645,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13470,6 +13655,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     save_business_verification_v1_customers__customer_id__business_verification_put: {
@@ -13557,6 +13744,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -13575,6 +13763,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13584,6 +13773,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     submit_verification_v1_customers__customer_id__submit_verification_post: {
@@ -13678,6 +13869,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -13696,6 +13888,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13705,6 +13898,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_verification_status_v1_customers__customer_id__verification_status_get: {
@@ -13806,6 +14001,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13815,6 +14011,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     set_verification_status_in_sandbox_v1_sandbox_customers__customer_id__verification_status_post: {
@@ -13931,6 +14129,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13940,6 +14139,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     start_terms_of_service_v1_terms_of_service_acceptances_post: {
@@ -14029,6 +14230,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14038,6 +14240,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     accept_terms_of_service_v1_terms_of_service_acceptances__acceptance_id__accept_post: {
@@ -14125,6 +14329,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14134,6 +14339,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_terms_of_service_v1_terms_of_service_acceptances__acceptance_id__get: {
@@ -14203,6 +14410,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -14221,6 +14429,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14230,6 +14439,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_associated_entity_v1_customers__customer_id__associated_entities_post: {
@@ -14319,6 +14530,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -14337,6 +14549,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14346,6 +14559,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_associated_entity_v1_customers__customer_id__associated_entities__entity_id__get: {
@@ -14432,6 +14647,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -14450,6 +14666,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14459,6 +14676,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     delete_associated_entity_v1_customers__customer_id__associated_entities__entity_id__delete: {
@@ -14516,6 +14735,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -14534,6 +14754,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14543,6 +14764,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_associated_entity_v1_customers__customer_id__associated_entities__entity_id__patch: {
@@ -14633,6 +14856,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -14651,6 +14875,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14660,6 +14885,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_verification_link_v1_customers__customer_id__associated_entities__entity_id__verification_link_post: {
@@ -14746,6 +14973,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14755,6 +14983,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_verification_session_v1_customers__customer_id__verification_sessions_post: {
@@ -14824,6 +15054,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -14842,6 +15073,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14851,6 +15083,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_verification_session_configuration_v1_verification_sessions__session_id__configuration_get: {
@@ -14975,6 +15209,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14984,6 +15219,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_pending_rfi_v1_customers__customer_id__pending_enhanced_diligence_rfi_get: {
@@ -15123,6 +15360,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15132,6 +15370,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     save_rfi_progress_v1_customers__customer_id__pending_enhanced_diligence_rfi_progress_patch: {
@@ -15218,6 +15458,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15227,6 +15468,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_accounts_v1_accounts_get: {
@@ -15326,6 +15569,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15335,6 +15579,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_customer_accounts_v1_customers__customer_id__accounts_get: {
@@ -15432,6 +15678,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15441,6 +15688,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_account_v1_accounts__account_id__get: {
@@ -15527,6 +15776,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15536,6 +15786,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_balance_v1_accounts__account_id__balance_get: {
@@ -15636,6 +15888,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15645,6 +15898,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_balance_transactions_v1_accounts__account_id__balance_transactions_get: {
@@ -15755,6 +16010,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15764,6 +16020,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     fund_account_v1_sandbox_accounts__account_id__fund_post: {
@@ -15868,6 +16126,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15877,6 +16136,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_counterparties_v1_counterparties_get: {
@@ -15991,6 +16252,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16000,6 +16262,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_counterparty_v1_counterparties_post: {
@@ -16103,6 +16367,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16112,6 +16377,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_counterparty_v1_counterparties__counterparty_id__get: {
@@ -16213,6 +16480,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16222,6 +16490,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     delete_counterparty_v1_counterparties__counterparty_id__delete: {
@@ -16296,6 +16566,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16305,6 +16576,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_counterparty_v1_counterparties__counterparty_id__patch: {
@@ -16410,6 +16683,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16419,6 +16693,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_external_accounts_v1_external_accounts_get: {
@@ -16539,6 +16815,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16548,6 +16825,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_external_account_v1_external_accounts_post: {
@@ -16655,6 +16934,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16664,6 +16944,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     validate_bank_code_v1_external_accounts_validate_bank_code_post: {
@@ -16749,6 +17031,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16758,6 +17041,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_external_account_v1_external_accounts__external_account_id__get: {
@@ -16845,6 +17130,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -16863,6 +17149,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16872,6 +17159,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_external_account_v1_external_accounts__external_account_id__patch: {
@@ -16963,6 +17252,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -16981,6 +17271,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16990,6 +17281,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     close_external_account_v1_external_accounts__external_account_id__close_post: {
@@ -17095,6 +17388,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17104,6 +17398,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_external_wallets_v1_external_wallets_get: {
@@ -17212,6 +17508,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17221,6 +17518,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_external_wallet_v1_external_wallets_post: {
@@ -17314,6 +17613,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17323,6 +17623,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_external_wallet_v1_external_wallets__external_wallet_id__get: {
@@ -17414,6 +17716,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17423,6 +17726,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_external_wallet_v1_external_wallets__external_wallet_id__patch: {
@@ -17518,6 +17823,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17527,6 +17833,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_endpoints_v1_webhooks_endpoints_get: {
@@ -17626,6 +17934,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17635,6 +17944,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_endpoint_v1_webhooks_endpoints_post: {
@@ -17727,6 +18038,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17736,6 +18048,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_endpoint_v1_webhooks_endpoints__endpoint_id__get: {
@@ -17808,6 +18122,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -17826,6 +18141,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17835,6 +18151,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     delete_endpoint_v1_webhooks_endpoints__endpoint_id__delete: {
@@ -17891,6 +18209,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -17909,6 +18228,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17918,6 +18238,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_endpoint_v1_webhooks_endpoints__endpoint_id__patch: {
@@ -17994,6 +18316,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -18012,6 +18335,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18021,6 +18345,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_secret_v1_webhooks_endpoints__endpoint_id__secret_get: {
@@ -18102,6 +18428,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18111,6 +18438,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rotate_secret_v1_webhooks_endpoints__endpoint_id__secret_rotate_post: {
@@ -18196,6 +18525,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18205,6 +18535,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     replay_v1_webhooks_endpoints__endpoint_id__replay_post: {
@@ -18294,6 +18626,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18303,6 +18636,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_messages_v1_webhooks_messages_get: {
@@ -18435,6 +18770,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18444,6 +18780,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_message_v1_webhooks_messages__message_id__get: {
@@ -18560,6 +18898,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -18578,6 +18917,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18587,6 +18927,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_attempts_v1_webhooks_messages__message_id__attempts_get: {
@@ -18693,6 +19035,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18702,6 +19045,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resend_message_v1_webhooks_messages__message_id__resend_post: {
@@ -18790,6 +19135,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18799,6 +19145,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_transfers_v1_transfers_get: {
@@ -18997,7 +19345,7 @@ export interface operations {
                      *               "source": "SANDBOX",
                      *               "senderBic": "CRDRUS30",
                      *               "receiverBic": "BUKBGB22",
-                     *               "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *               "checkedAt": "2026-11-24T21:21:44.089Z",
                      *               "steps": [
                      *                 {
                      *                   "label": "Sending bank",
@@ -19009,13 +19357,13 @@ export interface operations {
                      *                   "label": "Correspondent bank",
                      *                   "bic": "CRDCGB30",
                      *                   "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *                   "status": "IN_PROGRESS"
+                     *                   "status": "COMPLETED"
                      *                 },
                      *                 {
                      *                   "label": "Beneficiary bank",
                      *                   "bic": "BUKBGB22",
                      *                   "bankName": "BARCLAYS BANK UK PLC",
-                     *                   "status": "PENDING"
+                     *                   "status": "COMPLETED"
                      *                 }
                      *               ]
                      *             }
@@ -19086,6 +19434,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -19095,6 +19444,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_transfer_v1_transfers_post: {
@@ -19279,7 +19630,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -19291,13 +19642,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -19364,6 +19715,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -19373,6 +19725,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_transfer_v1_transfers__transfer_id__get: {
@@ -19558,7 +19912,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -19570,13 +19924,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -19625,6 +19979,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -19643,6 +19998,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -19652,6 +20008,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_transfer_v1_transfers__transfer_id__patch: {
@@ -19838,7 +20196,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -19850,13 +20208,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -19905,6 +20263,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -19923,6 +20282,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -19932,6 +20292,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     submit_transfer_v1_transfers__transfer_id__submit_post: {
@@ -20114,7 +20476,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -20126,13 +20488,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -20199,6 +20561,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -20208,6 +20571,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     cancel_transfer_v1_transfers__transfer_id__cancel_post: {
@@ -20394,7 +20759,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -20406,13 +20771,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -20479,6 +20844,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -20488,6 +20854,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     fund_transfer_v1_transfers__transfer_id__fund_post: {
@@ -20674,7 +21042,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -20686,13 +21054,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -20759,6 +21127,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -20768,6 +21137,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_documents_v1_transfers__transfer_id__documents_get: {
@@ -20875,6 +21246,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -20884,6 +21256,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     review_transfer_v1_transfers__transfer_id__review_post: {
@@ -21070,7 +21444,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -21082,13 +21456,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -21155,6 +21529,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -21164,6 +21539,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     authorize_transfer_v1_transfers__transfer_id__authorize_post: {
@@ -21350,7 +21727,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -21362,13 +21739,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -21435,6 +21812,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -21444,6 +21822,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_customer_transfers_v1_customers__customer_id__transfers_get: {
@@ -21633,7 +22013,7 @@ export interface operations {
                      *               "source": "SANDBOX",
                      *               "senderBic": "CRDRUS30",
                      *               "receiverBic": "BUKBGB22",
-                     *               "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *               "checkedAt": "2026-11-24T21:21:44.089Z",
                      *               "steps": [
                      *                 {
                      *                   "label": "Sending bank",
@@ -21645,13 +22025,13 @@ export interface operations {
                      *                   "label": "Correspondent bank",
                      *                   "bic": "CRDCGB30",
                      *                   "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *                   "status": "IN_PROGRESS"
+                     *                   "status": "COMPLETED"
                      *                 },
                      *                 {
                      *                   "label": "Beneficiary bank",
                      *                   "bic": "BUKBGB22",
                      *                   "bankName": "BARCLAYS BANK UK PLC",
-                     *                   "status": "PENDING"
+                     *                   "status": "COMPLETED"
                      *                 }
                      *               ]
                      *             }
@@ -21722,6 +22102,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -21731,6 +22112,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_account_transfers_v1_accounts__account_id__transfers_get: {
@@ -21920,7 +22303,7 @@ export interface operations {
                      *               "source": "SANDBOX",
                      *               "senderBic": "CRDRUS30",
                      *               "receiverBic": "BUKBGB22",
-                     *               "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *               "checkedAt": "2026-11-24T21:21:44.089Z",
                      *               "steps": [
                      *                 {
                      *                   "label": "Sending bank",
@@ -21932,13 +22315,13 @@ export interface operations {
                      *                   "label": "Correspondent bank",
                      *                   "bic": "CRDCGB30",
                      *                   "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *                   "status": "IN_PROGRESS"
+                     *                   "status": "COMPLETED"
                      *                 },
                      *                 {
                      *                   "label": "Beneficiary bank",
                      *                   "bic": "BUKBGB22",
                      *                   "bankName": "BARCLAYS BANK UK PLC",
-                     *                   "status": "PENDING"
+                     *                   "status": "COMPLETED"
                      *                 }
                      *               ]
                      *             }
@@ -22009,6 +22392,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -22018,6 +22402,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_unmatched_deposits_v1_customers__customer_id__unmatched_deposits_get: {
@@ -22126,6 +22512,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -22135,6 +22522,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     simulate_deposit_v1_sandbox_deposits_post: {
@@ -22234,6 +22623,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -22243,6 +22633,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     complete_transfer_v1_sandbox_transfers__transfer_id__complete_post: {
@@ -22425,7 +22817,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -22437,13 +22829,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -22510,6 +22902,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -22519,6 +22912,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     set_leg_status_v1_sandbox_transfers__transfer_id__legs__leg_id__status_post: {
@@ -22706,7 +23101,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -22718,13 +23113,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -22791,6 +23186,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -22800,6 +23196,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_virtual_accounts_v1_accounts__account_id__virtual_accounts_get: {
@@ -22902,6 +23300,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -22911,6 +23310,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     read_clock_v1_sandbox_clock_get: {
@@ -22992,6 +23393,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23001,6 +23403,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     advance_clock_v1_sandbox_clock_advance_post: {
@@ -23086,6 +23490,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23095,6 +23500,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     reset_clock_v1_sandbox_clock_reset_post: {
@@ -23176,6 +23583,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23185,6 +23593,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_bank_files_v1_bank_files_get: {
@@ -23295,6 +23705,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23304,6 +23715,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_bank_file_v1_bank_files__bank_file_id__get: {
@@ -23401,6 +23814,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23410,6 +23824,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_bank_file_content_v1_bank_files__bank_file_id__content_get: {
@@ -23496,6 +23912,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23505,6 +23922,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_bank_file_entries_v1_bank_files__bank_file_id__entries_get: {
@@ -23602,6 +24021,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23611,6 +24031,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     import_bank_file_v1_sandbox_bank_files_imports_post: {
@@ -23710,6 +24132,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23719,6 +24142,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_agents_v1_agents_get: {
@@ -23837,6 +24262,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23846,6 +24272,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_agent_v1_agents_post: {
@@ -23955,6 +24383,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23964,6 +24393,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_agent_v1_agents__agent_id__get: {
@@ -24053,6 +24484,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24071,6 +24503,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24080,6 +24513,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_agent_v1_agents__agent_id__patch: {
@@ -24173,6 +24608,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24191,6 +24627,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24200,6 +24637,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revoke_agent_v1_agents__agent_id__revoke_post: {
@@ -24289,6 +24728,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24307,6 +24747,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24316,6 +24757,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_spend_v1_agents__agent_id__spend_get: {
@@ -24396,6 +24839,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24414,6 +24858,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24423,6 +24868,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_signing_keys_v1_agents__agent_id__signing_keys_get: {
@@ -24507,6 +24954,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24525,6 +24973,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24534,6 +24983,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     add_signing_key_v1_agents__agent_id__signing_keys_post: {
@@ -24611,6 +25062,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24629,6 +25081,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24638,6 +25091,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revoke_signing_key_v1_agents__agent_id__signing_keys__signing_key_id__delete: {
@@ -24713,6 +25168,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24722,6 +25178,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_agent_keys_v1_agents__agent_id__keys_get: {
@@ -24809,6 +25267,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24827,6 +25286,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24836,6 +25296,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_agent_key_v1_agents__agent_id__keys_post: {
@@ -24917,6 +25379,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24935,6 +25398,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24944,6 +25408,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revoke_agent_key_v1_agents__agent_id__keys__key_id__delete: {
@@ -25019,6 +25485,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -25028,6 +25495,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     decide_agent_approval_v1_transfers__transfer_id__agent_approval_post: {
@@ -25214,7 +25683,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -25226,13 +25695,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -25297,6 +25766,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -25306,6 +25776,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_quote_v1_quotes_post: {
@@ -25429,6 +25901,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -25438,6 +25911,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_quote_v1_quotes__quote_id__get: {
@@ -25541,6 +26016,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -25559,6 +26035,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -25568,6 +26045,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     confirm_quote_v1_quotes__quote_id__confirm_post: {
@@ -25834,6 +26313,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -25843,6 +26323,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     quote_intent_v1_transfers_intents_quote_post: {
@@ -26111,6 +26593,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -26120,6 +26603,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     confirm_transfer_v1_transfers__transfer_id__confirm_post: {
@@ -26302,7 +26787,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -26314,13 +26799,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -26387,6 +26872,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -26396,6 +26882,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     validate_route_v1_fixed_routes_validate_post: {
@@ -26486,6 +26974,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -26495,6 +26984,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_bank_account_route_v1_fixed_routes_virtual_bank_account_post: {
@@ -26614,6 +27105,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -26623,6 +27115,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_wallet_route_v1_fixed_routes_virtual_wallet_post: {
@@ -26742,6 +27236,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -26751,6 +27246,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_routes_v1_fixed_routes_get: {
@@ -26878,6 +27375,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -26887,6 +27385,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_route_v1_fixed_routes__route_id__get: {
@@ -27004,6 +27504,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -27013,6 +27514,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_route_v1_fixed_routes__route_id__patch: {
@@ -27134,6 +27637,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -27143,6 +27647,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_customer_routes_v1_customers__customer_id__fixed_routes_get: {
@@ -27271,6 +27777,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -27280,6 +27787,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_upload_request_v1_documents_upload_requests_post: {
@@ -27385,6 +27894,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -27394,6 +27904,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     confirm_document_v1_documents__document_id__confirm_post: {
@@ -27490,6 +28002,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `document_rejected`: the stored bytes are not those declared */
             422: {
                 headers: {
@@ -27497,6 +28010,8 @@ export interface operations {
                 };
                 content?: never;
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_document_v1_documents__document_id__get: {
@@ -27575,6 +28090,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -27593,6 +28109,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -27602,6 +28119,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_documents_v1_documents_get: {
@@ -27711,6 +28230,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -27720,6 +28240,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     archive_document_v1_documents__document_id__archive_post: {
@@ -27816,6 +28338,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -27825,6 +28348,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_statement_v1_accounts__account_id__statements__period__get: {
@@ -27999,6 +28524,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28008,6 +28534,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_non_balance_statement_v1_accounts__account_id__statements__period__non_balance_get: {
@@ -28121,6 +28649,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28130,6 +28659,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_treasury_balances_v1_customers__customer_id__treasury_balances_get: {
@@ -28386,6 +28917,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28395,6 +28927,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_threads_v1_assistant_threads_get: {
@@ -28506,6 +29040,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28515,6 +29050,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_thread_v1_assistant_threads_post: {
@@ -28617,6 +29154,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28626,6 +29164,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_thread_v1_assistant_threads__thread_id__get: {
@@ -28726,6 +29266,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28735,6 +29276,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_thread_v1_assistant_threads__thread_id__patch: {
@@ -28839,6 +29382,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28848,6 +29392,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     archive_thread_v1_assistant_threads__thread_id__archive_post: {
@@ -28948,6 +29494,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28957,6 +29504,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_messages_v1_assistant_threads__thread_id__messages_get: {
@@ -29183,6 +29732,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29192,6 +29742,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     post_message_v1_assistant_threads__thread_id__messages_post: {
@@ -29310,6 +29862,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29319,6 +29872,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     mark_read_v1_assistant_threads__thread_id__read_post: {
@@ -29404,6 +29959,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29413,6 +29969,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_run_v1_assistant_runs__run_id__get: {
@@ -29510,6 +30068,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29519,6 +30078,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     cancel_run_v1_assistant_runs__run_id__cancel_post: {
@@ -29616,6 +30177,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29625,6 +30187,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     confirm_tool_call_v1_assistant_runs__run_id__tool_calls__tool_call_id__confirmation_post: {
@@ -29711,6 +30275,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29720,6 +30285,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     run_events_v1_assistant_runs__run_id__events_get: {
@@ -29814,6 +30381,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29823,6 +30391,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_confirmations_v1_tool_confirmations_get: {
@@ -29951,6 +30521,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29960,6 +30531,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_confirmation_v1_tool_confirmations__confirmation_id__get: {
@@ -30060,6 +30633,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -30078,6 +30652,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -30087,6 +30662,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     decide_v1_tool_confirmations__confirmation_id__decision_post: {
@@ -30209,6 +30786,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -30218,6 +30796,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_grants_v1_oauth_grants_get: {
@@ -30328,6 +30908,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -30337,6 +30918,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_grant_v1_oauth_grants__grant_id__get: {
@@ -30420,6 +31003,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -30438,6 +31022,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -30447,6 +31032,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_grant_v1_oauth_grants__grant_id__patch: {
@@ -30534,6 +31121,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -30552,6 +31140,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -30561,6 +31150,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revoke_grant_v1_oauth_grants__grant_id__revoke_post: {
@@ -30662,6 +31253,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -30671,6 +31263,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

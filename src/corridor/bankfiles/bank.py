@@ -195,3 +195,38 @@ def returned_entry_notification(answers: list[IsoAnswer], *, now: datetime) -> s
         f"<Acct><Id><IBAN>DE89370400440532013000</IBAN></Id></Acct>{entries}</Ntfctn>"
         "</BkToCstmrDbtCdtNtfctn></Document>"
     )
+
+
+@dataclass(frozen=True)
+class StatementLine:
+    direction: str  # DBIT or CRDT
+    amount: str
+    currency: str
+    end_to_end_id: str | None
+    booked_on: str = "2026-11-19"
+    remittance: str | None = None
+
+
+def account_statement(lines: list[StatementLine], *, statement_id: str, now: datetime) -> str:
+    """A camt.053.001.08 bank-to-customer statement of Corridor's account."""
+    entries = "".join(
+        "<Ntry>"
+        f'<Amt Ccy="{line.currency}">{line.amount}</Amt>'
+        f"<CdtDbtInd>{line.direction}</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts>"
+        f"<BookgDt><Dt>{line.booked_on}</Dt></BookgDt><ValDt><Dt>{line.booked_on}</Dt></ValDt>"
+        "<BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>ICDT</Cd><SubFmlyCd>ESCT</SubFmlyCd></Fmly>"
+        "</Domn></BkTxCd><NtryDtls><TxDtls><Refs>"
+        f"<EndToEndId>{escape(line.end_to_end_id or 'NOTPROVIDED')}</EndToEndId></Refs>"
+        + (f"<RmtInf><Ustrd>{escape(line.remittance)}</Ustrd></RmtInf>" if line.remittance else "")
+        + "</TxDtls></NtryDtls></Ntry>"
+        for line in lines
+    )
+    stamp = now.strftime("%Y-%m-%dT%H:%M:%S")
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>'
+        '<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"><BkToCstmrStmt>'
+        f"<GrpHdr><MsgId>{escape(statement_id)}</MsgId><CreDtTm>{stamp}</CreDtTm></GrpHdr>"
+        f"<Stmt><Id>{escape(statement_id)}</Id><CreDtTm>{stamp}</CreDtTm>"
+        "<Acct><Id><IBAN>DE89370400440532013000</IBAN></Id></Acct>"
+        f"{entries}</Stmt></BkToCstmrStmt></Document>"
+    )

@@ -9,6 +9,7 @@ from corridor.models import (  # noqa: F401  (register their tables)
     mcp,
     operations,
     party,
+    reconciliation,
     signing,
     transfer,
     webhook,

@@ -27,6 +27,7 @@ from corridor_client._async.resources.parties import (
     AsyncExternalAccounts,
     AsyncExternalWallets,
 )
+from corridor_client._async.resources.reconciliation import AsyncReconciliation
 from corridor_client._async.resources.sandbox import AsyncSandbox
 from corridor_client._async.resources.transfers import (
     AsyncFixedRoutes,
@@ -88,6 +89,7 @@ class AsyncCorridor:
         self.agents = AsyncAgents(transport)
         self.webhooks = AsyncWebhooks(transport)
         self.bank_files = AsyncBankFiles(transport)
+        self.reconciliation = AsyncReconciliation(transport)
         self.sandbox = AsyncSandbox(transport)
         self.assistant = AsyncAssistant(transport)
 

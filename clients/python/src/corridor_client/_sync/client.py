@@ -30,6 +30,7 @@ from corridor_client._sync.resources.parties import (
     ExternalAccounts,
     ExternalWallets,
 )
+from corridor_client._sync.resources.reconciliation import Reconciliation
 from corridor_client._sync.resources.sandbox import Sandbox
 from corridor_client._sync.resources.transfers import (
     FixedRoutes,
@@ -90,6 +91,7 @@ class Corridor:
         self.agents = Agents(transport)
         self.webhooks = Webhooks(transport)
         self.bank_files = BankFiles(transport)
+        self.reconciliation = Reconciliation(transport)
         self.sandbox = Sandbox(transport)
         self.assistant = Assistant(transport)
 

@@ -120,19 +120,28 @@ def live_corridor(
 
 
 @contextlib.contextmanager
-def another_server(live: LiveServer, directory: Path) -> Iterator[LiveServer]:
+def another_server(
+    live: LiveServer,
+    directory: Path,
+    *,
+    port: int | None = None,
+    workers: bool = False,
+    processes: int = 1,
+    settings: dict[str, str] | None = None,
+) -> Iterator[LiveServer]:
     """One more `corridor serve` process on `live`'s database (a second API replica, or the
-    server after a restart): same credentials, its own port and log."""
+    server after a restart): same credentials, its own port (or `port`) and log."""
     environment = {
         **os.environ,
         "CORRIDOR_DATABASE_URL": live.database_url,
         "CORRIDOR_LOG_LEVEL": "WARNING",
         "CORRIDOR_RATE_LIMITS_ENABLED": "false",
+        **(settings or {}),
     }
-    port = free_port()
-    log = directory / f"server-{port}.log"
-    command = [sys.executable, "-m", "corridor", "serve", "--port", str(port), "--no-workers"]
-    command += ["--processes", "1"]
+    port = port or free_port()
+    log = directory / f"server-{port}-{time.monotonic_ns()}.log"
+    command = [sys.executable, "-m", "corridor", "serve", "--port", str(port)]
+    command += ["--workers" if workers else "--no-workers", "--processes", str(processes)]
     with log.open("w") as output:
         server = subprocess.Popen(command, env=environment, stdout=output, stderr=subprocess.STDOUT)
     other = dataclasses.replace(live, base_url=f"http://127.0.0.1:{port}", log=log)

@@ -47,6 +47,9 @@ PROGRAMS: dict[str, Program] = {
         Program("chromium", "apt-get install -y chromium", ("/usr/bin/chromium",)),
         Program("curl", "apt-get install -y curl"),
         Program("wrk", "apt-get install -y wrk"),
+        # The TypeScript SDK (clients/typescript): its build, its tests, `npm pack`.
+        Program("node", "apt-get install -y nodejs"),
+        Program("npm", "apt-get install -y npm"),
         # A streaming standby of the local PostgreSQL (tests/operations/standby.py).
         Program(
             "pg_basebackup",

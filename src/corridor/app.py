@@ -34,11 +34,14 @@ from corridor.fixedroutes.endpoints import router as fixed_routes_router
 from corridor.fixedroutes.routing import FixedRouteDeposits
 from corridor.health import router as health_router
 from corridor.hosted.endpoints import router as hosted_router
-from corridor.kit import metrics, secretbox, tracing
+from corridor.kit import metrics, secretbox, supervision, tracing
 from corridor.kit.clock import Clock, SystemClock
 from corridor.kit.db import Database, PoolLimits
 from corridor.kit.logging import configure_logging, get_logger
 from corridor.mcp.http import MCPEndpoint
+from corridor.mcp.metadata import router as mcp_metadata_router
+from corridor.oauth.endpoints import grants_router as oauth_grants_router
+from corridor.oauth.endpoints import router as oauth_router
 from corridor.organizations.endpoints import router as organizations_router
 from corridor.organizations.endpoints.access import router as auth_router
 from corridor.parties.endpoints import router as parties_router
@@ -85,6 +88,9 @@ ROUTERS = [
     assistant_router,
     confirmations_router,
     hosted_router,
+    oauth_router,
+    oauth_grants_router,
+    mcp_metadata_router,
 ]
 
 DESCRIPTION = """
@@ -241,6 +247,7 @@ def create_app(
         decided_as_confirmation, environment=app.state.tools
     )
     mcp_endpoint = MCPEndpoint(app.state.tools)
+    app.state.mcp_endpoint = mcp_endpoint
     # An ASGI app of its own (the MCP SDK's), on the API's port and credentials.
     app.router.routes.append(Route("/mcp", mcp_endpoint, methods=["GET", "POST", "DELETE"]))
     app.state.rate_limiter = RateLimiter(settings)
@@ -283,7 +290,9 @@ def create_app(
 
 def app_from_environment() -> FastAPI:
     """The app as configured by CORRIDOR_* variables: what each process of
-    `corridor serve --processes N` runs."""
+    `corridor serve --processes N` runs. It stops (as on SIGTERM, which uvicorn handles by
+    now) when the supervising `corridor serve` is gone (kit/supervision.py)."""
+    supervision.follow_supervisor()
     return served(create_app(get_settings()))
 
 

@@ -328,7 +328,7 @@ def serve(
     # one folder of metrics, so any of them answers /metrics for all (kit/metrics.py).
     shared_metrics = _share_metrics() if count > 1 else None
 
-    from corridor.kit import metrics
+    from corridor.kit import metrics, supervision
     from corridor.web.middleware import request_head_bytes_max
 
     address = f"http://{host or settings.host}:{port or settings.port}"
@@ -370,9 +370,12 @@ def serve(
         uvicorn.run(served(create_app(settings, run_workers_in_process=with_workers)), **options)
         return
     # Several processes: each imports the app itself; this one only supervises them.
-    # Several processes: uvicorn starts each from the factory, which reads the settings from
+    # uvicorn starts each from the factory, which reads the settings from
     # the environment; the workers get a process of their own, stopped with the server.
     os.environ["CORRIDOR_RUN_WORKERS_IN_PROCESS"] = "false"
+    # Each child follows this process: killed however (SIGKILL too), it takes them with it,
+    # each stopping as on SIGTERM (kit/supervision.py).
+    supervision.supervise_children()
     worker_process = (
         subprocess.Popen([sys.executable, "-m", "corridor", "worker"]) if with_workers else None
     )
@@ -445,7 +448,7 @@ def worker() -> None:
 
     from corridor.app import database_of, install_secret_box, install_tracing, transfer_plugins
     from corridor.assistant.execution import AssistantEnvironment
-    from corridor.kit import metrics, tracing
+    from corridor.kit import metrics, supervision, tracing
     from corridor.kit.clock import SystemClock
     from corridor.kit.logging import configure_logging
     from corridor.tools.registry import ToolEnvironment
@@ -470,6 +473,9 @@ def worker() -> None:
         loop = asyncio.get_running_loop()
         for stop_signal in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(stop_signal, stop.set)
+        # Started by `corridor serve`: stop the same way once it is gone. Run alone, there is
+        # no supervisor to follow and this does nothing (kit/supervision.py).
+        supervision.follow_supervisor()
         clock = SystemClock()
         tools = ToolEnvironment(database, clock, settings, transfer_plugins())
         try:

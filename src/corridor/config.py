@@ -102,6 +102,10 @@ class Settings(BaseSettings):
     # How long a write tool call waits for a person's confirmation (and an owner's console
     # approval stays usable): its MCP requestState expires with it (issue 26).
     tool_confirmation_ttl_s: int = Field(default=600, ge=1, le=7 * 24 * 3600)
+    # OAuth for MCP clients (docs/mcp.md): an access token lives 15 minutes, a refresh
+    # token 30 days (each refresh gives a new one and retires the old).
+    oauth_access_token_ttl_s: int = Field(default=900, ge=60, le=24 * 3600)
+    oauth_refresh_token_ttl_s: int = Field(default=30 * 24 * 3600, ge=3600, le=365 * 24 * 3600)
 
     # The key that encrypts webhook signing secrets at rest (a Fernet key, see
     # docs/decisions.md "Security"). Unset: a key generated on first run into the data

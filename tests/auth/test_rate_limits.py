@@ -19,6 +19,7 @@ from limits.aio.storage import RedisStorage
 
 from corridor.config import Environment, Settings
 from corridor.web.ratelimits import InProcessWindows, RateLimiter
+from tests.auth.credentials import bearer
 from tests.conftest import assert_error, built_app
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -143,22 +144,78 @@ async def test_a_lock_ends_when_its_window_has_room_again(database_url, make_ten
 # --- Failed authentications per address -----------------------------------------------------
 
 
-async def test_failed_key_authentications_lock_the_address(database_url, make_tenant):
+async def test_failed_authentications_are_throttled_and_valid_credentials_still_served(
+    database_url, make_tenant
+):
+    """Past 30 failures a minute from one address, failures answer 429; a valid key, a
+    console session or a platform session from that address is served all the while (a
+    NAT or proxy shares one address between good clients and a misconfigured one)."""
     async with limited_app(database_url) as application:
         tenant = await make_tenant(application)
+        platform = await make_tenant(application, kind="PLATFORM")
         address = _address()
+        async with client_from(application, address, platform.headers()) as platform_key:
+            business = await platform_key.post(
+                "/v1/customers/business",
+                json={"legalName": "Widgets Ltd", "email": "finance@widgets.example"},
+            )
+        assert business.status_code == 201, business.text
+        platform_session = business.json()["sessionToken"]
+        async with client_from(application, address) as browser:
+            signed_in = await _sign_in(browser, tenant.console_email, tenant.console_password)
+        assert signed_in.status_code == 201, signed_in.text
+        console_session = signed_in.json()["token"]
         async with client_from(
             application, address, {"Authorization": f"Bearer {WRONG_KEY}"}
         ) as bad:
             for _ in range(30):  # the default: 30 failures per address a minute
                 assert_error(await bad.get("/v1/customers"), 401, "unauthorized")
+            body = assert_rate_limited(await bad.get("/v1/customers"))
+            assert "do not authenticate" in body["message"]
+            # A revoked or expired session is a failure like any other.
+            assert_rate_limited(await bad.get("/v1/customers", headers=bearer("cs_" + "x" * 40)))
+        for secret, path in (
+            (tenant.secret, "/v1/customers"),
+            (console_session, "/v1/customers"),
+            (platform_session, "/v1/accounts"),
+        ):
+            async with client_from(application, address, bearer(secret)) as good:
+                served = await good.get(path)
+                assert served.status_code == 200, served.text
+                # Its own per-credential window, not the address's failures.
+                assert int(served.headers["ratelimit-remaining"]) >= 1
+        # The console's pages, signed in by cookie, are served too.
+        async with client_from(application, address) as browser:
+            browser.cookies.set("corridor_session", console_session)
+            page = await browser.get("/console")
+            assert page.status_code == 200, page.text[:300]
+        # The address's failures are still throttled.
+        async with client_from(
+            application, address, {"Authorization": f"Bearer {WRONG_KEY}"}
+        ) as bad:
             assert_rate_limited(await bad.get("/v1/customers"))
-        # Even a valid key from that address waits: a guess that happened to be right
-        # would learn nothing.
-        async with client_from(application, address, tenant.headers()) as same_address:
-            assert_rate_limited(await same_address.get("/v1/customers"))
-        async with client_from(application, _address(), tenant.headers()) as other_address:
-            assert (await other_address.get("/v1/customers")).status_code == 200
+
+
+async def test_a_credentials_own_limit_still_applies_from_a_throttled_address(
+    database_url, make_tenant
+):
+    async with limited_app(
+        database_url,
+        rate_limit_authentication_failures_per_address="2 per minute",
+        rate_limit_requests_per_key=3,
+    ) as application:
+        tenant = await make_tenant(application)
+        address = _address()
+        async with client_from(application, address, bearer(WRONG_KEY)) as bad:
+            statuses = [(await bad.get("/v1/customers")).status_code for _ in range(3)]
+        assert statuses == [401, 401, 429]
+        async with client_from(application, address, tenant.headers()) as good:
+            answers = await _burst(good, 10)
+        statuses = {answer.status_code for answer in answers}
+        assert statuses == {200, 429}, statuses
+        for answer in answers:
+            if answer.status_code == 429:
+                assert "at most 3 per second" in assert_rate_limited(answer)["message"]
 
 
 # --- Requests per key -------------------------------------------------------------------------

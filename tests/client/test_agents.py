@@ -6,13 +6,17 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from corridor_client import (
     AgentApprovalRequired,
     AgentLimitExceeded,
     AsyncCorridor,
+    AuthenticationError,
     Corridor,
     PermissionDeniedError,
+    key_id,
+    public_jwk,
 )
 from tests.client.support import Payer, ach_payout, funded_payer
 from tests.live_server import LiveServer
@@ -101,3 +105,35 @@ async def test_over_a_limit_an_approval_agent_parks_the_draft_for_the_owner(
     assert waiting == [transfer_id]
     approved = await async_corridor.transfers.decide_agent_approval(transfer_id, decision="APPROVE")
     assert (approved.status, approved.agent_approval_status) == ("PENDING", "APPROVED")
+
+
+def test_an_agent_bound_to_a_signing_key_pays_only_with_signed_requests(
+    corridor: Corridor, live: LiveServer
+):
+    payer = funded_payer(corridor)
+    agent_id, secret = _agent_key(corridor, payer)
+    private = ed25519.Ed25519PrivateKey.generate()
+    bound = corridor.agents.signing_keys.create(agent_id, public_key_jwk=public_jwk(private))
+    assert bound.id.startswith("sgk_") and bound.key_id == key_id(private)
+    assert [key.id for key in corridor.agents.signing_keys.list(agent_id)] == [bound.id]
+
+    with Corridor(api_key=secret, base_url=live.base_url) as unsigned:
+        with pytest.raises(AuthenticationError):
+            unsigned.transfers.create(_payment(payer, "500"))
+    with Corridor(api_key=secret, base_url=live.base_url, signing_key=private) as signed:
+        assert signed.transfers.create(_payment(payer, "500")).agent_id == agent_id
+
+    corridor.agents.signing_keys.revoke(agent_id, bound.id)
+    [revoked] = corridor.agents.signing_keys.list(agent_id)
+    assert revoked.id == bound.id and revoked.revoked_at is not None
+    with Corridor(api_key=secret, base_url=live.base_url) as unsigned_again:
+        assert unsigned_again.transfers.create(_payment(payer, "500")).agent_id == agent_id
+
+
+async def test_readiness_is_read_even_when_the_server_is_not_ready(
+    async_corridor: AsyncCorridor,
+):
+    # This server runs no workers, so no heartbeat: not ready, and said so, not raised.
+    readiness = await async_corridor.readiness()
+    assert readiness.status == "not_ready"
+    assert readiness.checks.database.status == "ok"

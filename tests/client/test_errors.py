@@ -135,3 +135,35 @@ def test_an_answer_the_models_cannot_read_is_a_corridor_error():
     assert (error.status, error.code, error.request_id) == (200, "invalid_response", "req_odd")
     assert "database" in [field_error.field for field_error in error.errors]
     assert error.body == {"status": "ok"}
+
+
+async def test_a_client_without_a_key_fails_at_once_and_sends_nothing(
+    monkeypatch: pytest.MonkeyPatch, live: LiveServer
+):
+    monkeypatch.delenv("CORRIDOR_API_KEY", raising=False)
+    server = ScriptedServer()
+    try:
+        with Corridor(base_url=server.base_url) as keyless:
+            with pytest.raises(AuthenticationError) as raised:
+                keyless.customers.list().first_page()
+        async with AsyncCorridor(base_url=server.base_url) as keyless_async:
+            with pytest.raises(AuthenticationError):
+                await keyless_async.transfers.retrieve(UNKNOWN_TRANSFER)
+    finally:
+        server.close()
+    assert server.requests == []
+    assert raised.value.code == "no_api_key" and "CORRIDOR_API_KEY" in raised.value.message
+    # What needs no credentials still works without a key.
+    with Corridor(base_url=live.base_url) as keyless:
+        assert keyless.health().status == "ok"
+
+
+def test_connected_apps_are_read_and_an_unknown_one_is_not_found(corridor: Corridor):
+    assert list(corridor.oauth_grants.list()) == []
+    unknown = "oag_01jd3x0p6x9e3k2v1m8q4r7s5t"
+    with pytest.raises(NotFoundError):
+        corridor.oauth_grants.retrieve(unknown)
+    with pytest.raises(NotFoundError):
+        corridor.oauth_grants.revoke(unknown)
+    with pytest.raises(NotFoundError):
+        corridor.oauth_grants.update(unknown, tool_confirmation="always")

@@ -19,6 +19,7 @@ import pytest
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from corridor_client import AsyncCorridor, ConflictError
 from mcp import Client
 from tests.live_server import LiveServer, live_corridor
 from tests.mcp.conftest import Shop
@@ -365,3 +366,24 @@ async def test_stdio_2025_11_25_asks_with_elicitation_create_and_runs_once(
         ("APPROVED", "mcp_elicitation"),
         ("REFUSED", "mcp_elicitation"),
     ]
+
+
+async def test_an_owner_reads_and_refuses_a_waiting_call_with_the_sdk(
+    live: LiveServer, shop: Shop
+) -> None:
+    _, secret = await _key(shop.rest)
+    arguments = shop.payment("31.00", submit=True)
+    async with client(live, secret) as connected:  # declares no elicitation
+        waiting = await connected.call_tool("create_transfer", arguments)
+    confirmation_id = waiting.structured_content["confirmationId"]
+
+    async with AsyncCorridor(api_key=live.api_key, base_url=live.base_url) as owner:
+        pending = [item.id async for item in owner.tool_confirmations.list(status="PENDING")]
+        assert confirmation_id in pending
+        read = await owner.tool_confirmations.retrieve(confirmation_id)
+        assert (read.tool, read.arguments) == ("create_transfer", arguments)
+        refused = await owner.tool_confirmations.decide(confirmation_id, approved=False)
+        assert refused.status == "REFUSED" and refused.decided_via == "api"
+        with pytest.raises(ConflictError):
+            await owner.tool_confirmations.decide(confirmation_id, approved=True)
+    assert await _transfers(shop) == []

@@ -11,7 +11,6 @@ import signal
 import socket
 import time
 import uuid
-from pathlib import Path
 
 import httpx
 import pytest
@@ -23,60 +22,14 @@ from corridor.models.transfer import Transfer
 from corridor.models.webhook import WebhookDelivery
 from tests.conftest import BACKENDS, POSTGRES_URL
 from tests.live_server import LiveServer, live_corridor
+from tests.operations.processes import gone, server_processes, wait_s_max, wait_until
 from tests.operations.support import labels_holding_ids, payer, value
 from tests.webhooks.support import Receiver, create_endpoint
 
 needs_postgres = pytest.mark.skipif(
     POSTGRES_URL is None, reason="several processes share a PostgreSQL database"
 )
-# Bounds, so a broken server fails the test instead of hanging it.
-wait_s_max = 60
 BURST = 120
-
-
-def _processes() -> dict[int, tuple[int, str]]:
-    """Every process of this machine: pid → (parent pid, command line)."""
-    found = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-            command = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        found[int(entry)] = (parent, command)
-    return found
-
-
-def _server_processes(live: LiveServer) -> tuple[int, list[int], list[int]]:
-    """The `corridor serve` process of `live`, its API processes and its worker."""
-    port = live.base_url.rsplit(":", 1)[1]
-    everything = _processes()
-    server = next(
-        pid for pid, (_, command) in everything.items() if f"serve --port {port} " in command
-    )
-    children = [pid for pid, (parent, _) in everything.items() if parent == server]
-    workers = [pid for pid in children if "corridor worker" in everything[pid][1]]
-    api = [pid for pid in children if "multiprocessing.spawn" in everything[pid][1]]
-    return server, api, workers
-
-
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    status = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    return status == "Z"
-
-
-def _wait_until(condition, what: str) -> None:
-    deadline = time.monotonic() + wait_s_max
-    while not condition():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.1)
 
 
 @needs_postgres
@@ -146,7 +99,7 @@ def test_sigterm_answers_the_request_in_flight_then_exits(tmp_path, backend):
         with httpx.Client(base_url=live.base_url, headers=headers, timeout=30) as client:
             started = client.post("/v1/terms-of-service/acceptances", json={})
             assert started.status_code == 201, started.text
-        server, _, _ = _server_processes(live)
+        server, _, _ = server_processes(live)
         host, port = live.base_url.removeprefix("http://").split(":")
         body = b"{" + b" " * 40 + b"}"  # an empty object, sent in two halves
         with socket.create_connection((host, int(port)), timeout=30) as connection:
@@ -159,12 +112,12 @@ def test_sigterm_answers_the_request_in_flight_then_exits(tmp_path, backend):
             )
             time.sleep(0.5)  # the server has read the head: the request is in flight
             os.kill(server, signal.SIGTERM)
-            _wait_until(lambda: not _accepts(host, int(port)), "the server kept accepting")
-            assert not _gone(server)  # still there: a request is in flight
+            wait_until(lambda: not _accepts(host, int(port)), "the server kept accepting")
+            assert not gone(server)  # still there: a request is in flight
             connection.sendall(body[10:])
             answer = _read_answer(connection)
         assert answer.startswith(b"HTTP/1.1 201"), answer[:200]
-        _wait_until(lambda: _gone(server), "the server did not exit once drained")
+        wait_until(lambda: gone(server), "the server did not exit once drained")
         log = live.log.read_text()
         assert "unhandled_error" not in log
         assert "Traceback" not in log
@@ -220,7 +173,7 @@ async def _burst_with_terminations(
     keys = [f"burst-{uuid.uuid4().hex}" for _ in range(BURST)]
     answers: list[httpx.Response] = []
     unanswered = list(keys)
-    _, api, workers = _server_processes(live)
+    _, api, workers = server_processes(live)
     assert len(api) == 2 and len(workers) == 1, (api, workers)
     limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
     async with httpx.AsyncClient(
@@ -256,8 +209,8 @@ async def _burst_with_terminations(
             await asyncio.gather(*(send(key) for key in list(unanswered)))
             await asyncio.sleep(0.2)
     assert unanswered == []
-    _wait_until(lambda: _gone(workers[0]), "the worker did not exit on SIGTERM")
-    _wait_until(lambda: _gone(api[0]), "the API process did not exit on SIGTERM")
+    wait_until(lambda: gone(workers[0]), "the worker did not exit on SIGTERM")
+    wait_until(lambda: gone(api[0]), "the API process did not exit on SIGTERM")
     return keys, answers
 
 

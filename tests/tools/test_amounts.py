@@ -68,6 +68,9 @@ _TRANSFER = {
     [
         (25.5, "not a JSON number"),
         (25, "not a JSON number"),
+        ({"currency": "USD", "value": "2550"}, "the REST API's"),
+        (True, "not a boolean"),
+        (["25.50"], "not an array"),
         ("2.5e1", "scientific notation"),
         ("1E2", "scientific notation"),
         ("-25.00", "greater than zero"),

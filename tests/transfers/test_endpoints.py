@@ -141,6 +141,23 @@ async def test_limits_and_bad_values_are_validation_errors(tenant, customer):
     assert (await fetch(tenant.client, draft["id"]))["updatedAt"] == draft["updatedAt"]
 
 
+async def test_the_wrong_amount_form_is_named_with_the_form_expected(tenant, customer):
+    """The tools take "25.50"; REST takes {currency, value} in minor units. Each interface
+    says which form it got and which it wants."""
+    body = _internal(customer)
+    for sent, field, words in (
+        ("25.50", "amount", '{"currency": "USD", "value": "2550"}'),
+        (25.5, "amount", "not a JSON number"),
+        ({"currency": "USD", "value": 2550}, "amount.value", 'such as "2550"'),
+    ):
+        response = await tenant.client.post("/v1/transfers", json={**body, "amount": sent})
+        problem = assert_error(response, 422, "validation_error")
+        [error] = [error for error in problem["errors"] if error["field"] == field]
+        assert words in error["message"] and "Value error" not in error["message"], problem
+    listed = await tenant.client.get("/v1/transfers", params={"customerId": customer.id})
+    assert listed.json()["data"] == []
+
+
 async def test_malformed_bodies_are_refused_without_a_server_error(tenant, customer):
     for content in (b"{", b"[]", b"null", b'"x"', b"\xff"):
         response = await tenant.client.post(

@@ -239,11 +239,49 @@ CountryCode = Annotated[
 ShortText = Annotated[SingleLineText, Field(min_length=1, max_length=200)]
 
 
+def json_kind(value: Any) -> str:
+    """What a JSON value is, in the words an error message uses."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a JSON number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return "null" if value is None else type(value).__name__
+
+
 class AmountIn(RequestModel):
     """Request amount: integer minor units in a string."""
 
     currency: CurrencyCode
     value: StrictStr = Field(examples=["12550"])
+
+    @model_validator(mode="before")
+    @classmethod
+    def _an_amount_object(cls, data: Any) -> Any:
+        """The REST form is an object; a decimal string such as "25.50" is the tools'
+        form (MCP, the assistant), and the error says which form this is and which that."""
+        if isinstance(data, dict | AmountIn):
+            return data
+        raise ValueError(
+            'must be an object such as {"currency": "USD", "value": "2550"} (value: '
+            f"integer minor units in a string), not {json_kind(data)}; decimal amounts "
+            'such as "25.50" are the form of the tools (MCP, the assistant)'
+        )
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _value_is_a_string(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return value
+        raise ValueError(
+            f'must be integer minor units in a string, such as "2550" for 25.50 USD, '
+            f"not {json_kind(value)}"
+        )
 
     @model_validator(mode="after")
     def _value_is_minor_units(self) -> AmountIn:

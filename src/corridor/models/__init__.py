@@ -7,6 +7,7 @@ from corridor.models import (  # noqa: F401  (register their tables)
     confirmation,
     document,
     mcp,
+    oauth,
     operations,
     party,
     reconciliation,

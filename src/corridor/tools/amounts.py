@@ -20,6 +20,7 @@ from corridor.kit.money import (
     from_decimal_string,
     to_decimal_string,
 )
+from corridor.kit.schemas import json_kind
 
 decimal_chars_max = 40
 _PLAIN_DECIMAL = re.compile(r"^(0|[1-9][0-9]*)(\.[0-9]+)?$")
@@ -29,11 +30,17 @@ _EXAMPLE = '"25.50"'
 
 def _decimal_text(value: Any) -> str:
     """The shape every decimal amount has, whatever its currency."""
-    if not isinstance(value, str):
+    if isinstance(value, dict):
         raise ValueError(
-            f"must be a decimal string in major units such as {_EXAMPLE}, "
-            "not a JSON number (amounts are never floats)"
+            f"must be a decimal string in major units such as {_EXAMPLE}, with the currency "
+            "in its own field, not an object: the REST API's "
+            '{"currency": …, "value": …} form in minor units is not the tools\' form'
         )
+    if not isinstance(value, str):
+        kind = json_kind(value)
+        if kind == "a JSON number":
+            kind += " (amounts are never floats)"
+        raise ValueError(f"must be a decimal string in major units such as {_EXAMPLE}, not {kind}")
     text = value
     if len(text) > decimal_chars_max:
         raise ValueError(f"must be at most {decimal_chars_max} characters")

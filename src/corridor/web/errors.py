@@ -108,7 +108,7 @@ def validation_error_from(exc: RequestValidationError) -> CorridorError:
     errors = []
     for problem in problems:
         field = _field_path(tuple(problem.get("loc", ())))
-        message = str(problem.get("msg", "invalid value"))
+        message = str(problem.get("msg", "invalid value")).removeprefix("Value error, ")
         if problem.get("type") == "extra_forbidden":
             message = "unknown field"
         errors.append({"field": field, "message": message})

@@ -5,8 +5,8 @@ Three things are throttled, each in a moving window:
 - failed console sign-ins, per email (known or not: the answer never says which) and per
   client address; while either is spent, sign-in answers 429, even with the right password;
 - failed authentications (a key or session token that does not authenticate) per client
-  address; while spent, every authenticated request from that address answers 429 before
-  its credential is even looked at;
+  address; while spent, a credential that fails answers 429 instead of 401, and one that
+  authenticates is served (addresses are shared behind NATs and proxies);
 - requests per credential (a key, an agent key, a console user), per second: the
   organization's own `requestsPerSecondPerKey` (capped by the server's maximum), or the
   server's default.
@@ -205,24 +205,28 @@ class RateLimiter:
 
     @contextlib.asynccontextmanager
     async def authentication_attempt(self, *, address: str) -> AsyncIterator[None]:
-        """Refuse while the address's failed authentications are spent; count a failure."""
+        """Count a failure (Unauthorized from the block) against the address; a failure past
+        the address's limit is answered 429 instead of 401. A credential that authenticates
+        is never refused here, however many failures its address made: clients behind one
+        NAT or proxy share an address, and one misconfigured script must not lock the good
+        ones out (their own per-credential limits still apply)."""
         if not self.enabled:
             yield
             return
-        await self._guarded(
-            self._refuse_if_spent(
-                "Too many requests with credentials that do not authenticate; wait before "
-                "trying again",
-                self._auth_per_address,
-                "auth",
-                address,
-            )
-        )
         try:
             yield
         except Unauthorized:
-            await self._guarded(self._windows.hit(self._auth_per_address, "auth", address))
+            await self._guarded(self._count_authentication_failure(address))
             raise
+
+    async def _count_authentication_failure(self, address: str) -> None:
+        item = self._auth_per_address
+        if not await self._windows.hit(item, "auth", address):
+            raise RateLimited(
+                "Too many requests with credentials that do not authenticate; wait before "
+                "trying again",
+                await self._state(item, "auth", address),
+            )
 
     # --- requests per credential ---------------------------------------------------------
 

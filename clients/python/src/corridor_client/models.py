@@ -2288,6 +2288,26 @@ class NonBalanceStatementRead(CorridorModel):
     generated_at: Annotated[str, Field(alias="generatedAt", title="Generatedat")]
 
 
+class OAuthClientRead(CorridorModel):
+    id: Annotated[str, Field(examples=["ocl_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    """
+    The client_id it registered with
+    """
+    name: Annotated[str | None, Field(examples=["Claude"], title="Name")]
+    """
+    The name it gave itself (client_name): unverified
+    """
+    redirect_uris: Annotated[
+        list[str],
+        Field(
+            alias="redirectUris",
+            examples=[["http://127.0.0.1:33418/callback"]],
+            title="Redirecturis",
+        ),
+    ]
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+
+
 class Ok(CorridorModel):
     ok: Annotated[bool | None, Field(title="Ok")] = True
 
@@ -5530,6 +5550,52 @@ class MessageList(CorridorModel):
     """
 
 
+class OAuthGrantRead(CorridorModel):
+    id: Annotated[str, Field(examples=["oag_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    client: OAuthClientRead
+    agent_id: Annotated[str | None, Field(alias="agentId", examples=[None], title="Agentid")]
+    """
+    The agent the client acts as (its limits and mandates apply), or null: the organization, with the scopes listed
+    """
+    scopes: Annotated[
+        list[str], Field(examples=[["transfers:read", "accounts:read"]], title="Scopes")
+    ]
+    tool_confirmation: Annotated[ToolConfirmation, Field(alias="toolConfirmation")]
+    """
+    When a write tool (MCP) called with this key waits for a person to confirm it: `always`, `over_limit` (only what would exceed its agent's limits or mandate) or `never`.
+    """
+    resource: Annotated[str, Field(examples=["https://corridor.example.com/mcp"], title="Resource")]
+    """
+    The MCP server its tokens are for (RFC 8707)
+    """
+    created_by: Annotated[str, Field(alias="createdBy", title="Createdby")]
+    """
+    The console user who consented (usr_…)
+    """
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+    last_token_at: Annotated[str, Field(alias="lastTokenAt", title="Lasttokenat")]
+    """
+    When the client last got an access token
+    """
+    revoked_at: Annotated[str | None, Field(alias="revokedAt", title="Revokedat")] = None
+    revoked_reason: Annotated[str | None, Field(alias="revokedReason", title="Revokedreason")] = (
+        None
+    )
+    """
+    revoked_by_owner, revoked_by_client, refresh_token_reused (a refresh token was presented again after it was rotated) or code_reused
+    """
+
+
+class OAuthGrantUpdate(CorridorModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    tool_confirmation: Annotated[ToolConfirmation, Field(alias="toolConfirmation")]
+    """
+    When a write tool (MCP) called with this key waits for a person to confirm it: `always`, `over_limit` (only what would exceed its agent's limits or mandate) or `never`.
+    """
+
+
 class OrganizationCreated(CorridorModel):
     """
     The new child organization, with its first key when `createApiKey` was true.
@@ -6001,6 +6067,15 @@ class AssistantThreadList(CorridorModel):
 class CapabilitiesRead(CorridorModel):
     customer_id: Annotated[str, Field(alias="customerId", title="Customerid")]
     capabilities: Annotated[list[CapabilityRead], Field(title="Capabilities")]
+
+
+class ListResponseOAuthGrantRead(CorridorModel):
+    data: Annotated[list[OAuthGrantRead], Field(title="Data")]
+    next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
+    """
+    Pass as `cursor` for the next page
+    """
+    has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
 
 
 class QuoteCreate(CorridorModel):

@@ -1,7 +1,7 @@
 """Reconciliation (issue 27 item 5): imported bank statements and their lines.
 
 Revision ID: 20261127_i27_3
-Revises: 20261127_i27_2
+Revises: 20261127_i26oauth_1
 Create Date: 2026-11-27
 """
 
@@ -13,7 +13,7 @@ from alembic import op
 from corridor.models.base import UTCDateTime
 
 revision: str = "20261127_i27_3"
-down_revision: str | None = "20261127_i27_2"
+down_revision: str | None = "20261127_i26oauth_1"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

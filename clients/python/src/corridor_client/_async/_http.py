@@ -15,6 +15,7 @@ from corridor_client._retries import Retries, RetryPolicy
 from corridor_client._signing import RequestSigner
 from corridor_client.errors import (
     APIConnectionError,
+    AuthenticationError,
     CorridorError,
     error_body,
     error_from_response,
@@ -25,6 +26,8 @@ Model = TypeVar("Model", bound=BaseModel)
 Item = TypeVar("Item", bound=BaseModel)
 
 _VERSION = "0.1.0"
+# The only operations the server answers without credentials.
+_OPEN_PATHS = frozenset({"/v1/health", "/v1/health/ready", "/v1/console/sessions"})
 
 
 class AsyncTransport:
@@ -57,6 +60,14 @@ class AsyncTransport:
         """The first successful answer; an error answer or a failed connection raises a
         CorridorError once the retry policy gives up."""
         headers = dict(self._headers)
+        if call.path not in _OPEN_PATHS and not any(
+            name.lower() == "authorization" for name in headers
+        ):
+            raise AuthenticationError(
+                f"{call.method} {call.path}: no API key: pass api_key=… or set "
+                "CORRIDOR_API_KEY (nothing was sent)",
+                code="no_api_key",
+            )
         if call.idempotency_key is not None:
             headers["Idempotency-Key"] = call.idempotency_key
         retries = Retries(self.retry_policy)
@@ -89,6 +100,20 @@ class AsyncTransport:
                 if wait_s is None:
                     raise error_from_response(response)
             await asyncio.sleep(wait_s)
+
+    async def send_once(self, call: Call) -> httpx.Response:
+        """One attempt whatever the status, for an answer whose error status still carries
+        the body the caller wants (readiness: 503 with the failing checks). A failed
+        connection raises."""
+        request = self._http.build_request(
+            call.method, self.base_url + call.path, params=call.query, headers=self._headers
+        )
+        try:
+            return await self._http.send(request)
+        except httpx.TransportError as error:
+            raise APIConnectionError(
+                f"{call.method} {call.path}: {type(error).__name__}: {error}"
+            ) from error
 
     async def aclose(self) -> None:
         if self._owns_http_client:

@@ -17,6 +17,7 @@ from corridor_client._async.resources.assistant import AsyncAssistant
 from corridor_client._async.resources.bank_files import AsyncBankFiles
 from corridor_client._async.resources.customers import AsyncCustomers, AsyncTermsOfService
 from corridor_client._async.resources.documents import AsyncDocuments
+from corridor_client._async.resources.oauth_grants import AsyncOAuthGrants
 from corridor_client._async.resources.organizations import (
     AsyncApiKeys,
     AsyncConsoleSessions,
@@ -29,6 +30,7 @@ from corridor_client._async.resources.parties import (
 )
 from corridor_client._async.resources.reconciliation import AsyncReconciliation
 from corridor_client._async.resources.sandbox import AsyncSandbox
+from corridor_client._async.resources.tool_confirmations import AsyncToolConfirmations
 from corridor_client._async.resources.transfers import (
     AsyncFixedRoutes,
     AsyncQuotes,
@@ -36,7 +38,8 @@ from corridor_client._async.resources.transfers import (
 )
 from corridor_client._async.resources.webhooks import AsyncWebhooks
 from corridor_client._retries import RetryPolicy
-from corridor_client.models import Health
+from corridor_client.errors import error_from_response
+from corridor_client.models import Health, Readiness
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 timeout_default_s = 30.0
@@ -92,6 +95,8 @@ class AsyncCorridor:
         self.reconciliation = AsyncReconciliation(transport)
         self.sandbox = AsyncSandbox(transport)
         self.assistant = AsyncAssistant(transport)
+        self.tool_confirmations = AsyncToolConfirmations(transport)
+        self.oauth_grants = AsyncOAuthGrants(transport)
 
     @property
     def base_url(self) -> str:
@@ -101,6 +106,16 @@ class AsyncCorridor:
         """The server's health (no credentials needed)."""
         call = _calls.read("/v1/health")
         return _calls.parse(await self._transport.send(call), Health, call)
+
+    async def readiness(self) -> Readiness:
+        """Whether the server should get traffic (no credentials needed): `status` ready or
+        not_ready with each check. A not-ready server answers 503; that answer is returned
+        too, after one attempt, not raised or retried."""
+        call = _calls.read("/v1/health/ready")
+        response = await self._transport.send_once(call)
+        if response.status_code not in (200, 503):
+            raise error_from_response(response)
+        return _calls.parse(response, Readiness, call)
 
     async def aclose(self) -> None:
         await self._transport.aclose()

@@ -17,6 +17,7 @@ from corridor_client._retries import Retries, RetryPolicy
 from corridor_client._signing import RequestSigner
 from corridor_client.errors import (
     APIConnectionError,
+    AuthenticationError,
     CorridorError,
     error_body,
     error_from_response,
@@ -27,6 +28,8 @@ Model = TypeVar("Model", bound=BaseModel)
 Item = TypeVar("Item", bound=BaseModel)
 
 _VERSION = "0.1.0"
+# The only operations the server answers without credentials.
+_OPEN_PATHS = frozenset({"/v1/health", "/v1/health/ready", "/v1/console/sessions"})
 
 
 class Transport:
@@ -59,6 +62,14 @@ class Transport:
         """The first successful answer; an error answer or a failed connection raises a
         CorridorError once the retry policy gives up."""
         headers = dict(self._headers)
+        if call.path not in _OPEN_PATHS and not any(
+            name.lower() == "authorization" for name in headers
+        ):
+            raise AuthenticationError(
+                f"{call.method} {call.path}: no API key: pass api_key=… or set "
+                "CORRIDOR_API_KEY (nothing was sent)",
+                code="no_api_key",
+            )
         if call.idempotency_key is not None:
             headers["Idempotency-Key"] = call.idempotency_key
         retries = Retries(self.retry_policy)
@@ -91,6 +102,20 @@ class Transport:
                 if wait_s is None:
                     raise error_from_response(response)
             time.sleep(wait_s)
+
+    def send_once(self, call: Call) -> httpx.Response:
+        """One attempt whatever the status, for an answer whose error status still carries
+        the body the caller wants (readiness: 503 with the failing checks). A failed
+        connection raises."""
+        request = self._http.build_request(
+            call.method, self.base_url + call.path, params=call.query, headers=self._headers
+        )
+        try:
+            return self._http.send(request)
+        except httpx.TransportError as error:
+            raise APIConnectionError(
+                f"{call.method} {call.path}: {type(error).__name__}: {error}"
+            ) from error
 
     def close(self) -> None:
         if self._owns_http_client:

@@ -20,6 +20,7 @@ from corridor_client._sync.resources.assistant import Assistant
 from corridor_client._sync.resources.bank_files import BankFiles
 from corridor_client._sync.resources.customers import Customers, TermsOfService
 from corridor_client._sync.resources.documents import Documents
+from corridor_client._sync.resources.oauth_grants import OAuthGrants
 from corridor_client._sync.resources.organizations import (
     ApiKeys,
     ConsoleSessions,
@@ -32,13 +33,15 @@ from corridor_client._sync.resources.parties import (
 )
 from corridor_client._sync.resources.reconciliation import Reconciliation
 from corridor_client._sync.resources.sandbox import Sandbox
+from corridor_client._sync.resources.tool_confirmations import ToolConfirmations
 from corridor_client._sync.resources.transfers import (
     FixedRoutes,
     Quotes,
     Transfers,
 )
 from corridor_client._sync.resources.webhooks import Webhooks
-from corridor_client.models import Health
+from corridor_client.errors import error_from_response
+from corridor_client.models import Health, Readiness
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 timeout_default_s = 30.0
@@ -94,6 +97,8 @@ class Corridor:
         self.reconciliation = Reconciliation(transport)
         self.sandbox = Sandbox(transport)
         self.assistant = Assistant(transport)
+        self.tool_confirmations = ToolConfirmations(transport)
+        self.oauth_grants = OAuthGrants(transport)
 
     @property
     def base_url(self) -> str:
@@ -103,6 +108,16 @@ class Corridor:
         """The server's health (no credentials needed)."""
         call = _calls.read("/v1/health")
         return _calls.parse(self._transport.send(call), Health, call)
+
+    def readiness(self) -> Readiness:
+        """Whether the server should get traffic (no credentials needed): `status` ready or
+        not_ready with each check. A not-ready server answers 503; that answer is returned
+        too, after one attempt, not raised or retried."""
+        call = _calls.read("/v1/health/ready")
+        response = self._transport.send_once(call)
+        if response.status_code not in (200, 503):
+            raise error_from_response(response)
+        return _calls.parse(response, Readiness, call)
 
     def close(self) -> None:
         self._transport.close()

@@ -15,6 +15,8 @@ from corridor_client.models import (
     AgentRead,
     AgentSpendRead,
     AgentUpdate,
+    SigningKeyCreate,
+    SigningKeyRead,
 )
 
 
@@ -42,10 +44,38 @@ class AsyncAgentKeys(AsyncResource):
         await self._send_for_nothing(_calls.delete(path))
 
 
+class AsyncAgentSigningKeys(AsyncResource):
+    """Public keys an agent signs its requests with (RFC 9421); once one is bound, the
+    agent's unsigned requests are refused. Make the JWK with `corridor_client.public_jwk`."""
+
+    async def create(
+        self,
+        agent_id: str,
+        params: SigningKeyCreate | Mapping[str, Any] | None = None,
+        /,
+        *,
+        idempotency_key: str | None = None,
+        **fields: Any,
+    ) -> SigningKeyRead:
+        """Bind `public_key_jwk` (Ed25519 or ECDSA P-256) to the agent."""
+        path = _calls.path("/v1/agents/{}/signing-keys", agent_id)
+        body = _calls.body(SigningKeyCreate, params, fields)
+        return await self._send(_calls.create(path, body, idempotency_key), SigningKeyRead)
+
+    def list(self, agent_id: str, *, limit: int | None = None) -> AsyncPager[SigningKeyRead]:
+        path = _calls.path("/v1/agents/{}/signing-keys", agent_id)
+        return self._list(path, SigningKeyRead, limit=limit)
+
+    async def revoke(self, agent_id: str, signing_key_id: str) -> None:
+        path = _calls.path("/v1/agents/{}/signing-keys/{}", agent_id, signing_key_id)
+        await self._send_for_nothing(_calls.delete(path))
+
+
 class AsyncAgents(AsyncResource):
     def __init__(self, transport: AsyncTransport) -> None:
         super().__init__(transport)
         self.keys = AsyncAgentKeys(transport)
+        self.signing_keys = AsyncAgentSigningKeys(transport)
 
     async def create(
         self,

@@ -139,6 +139,11 @@ async def list_lines(
     return await fetch_page(session, statement, StatementLine.id, page)
 
 
+async def get_line(session: AsyncSession, *, caller: Caller, line_id: str) -> StatementLine:
+    caller.require_scope(Scope.TRANSFERS_READ)
+    return await repository.line_of(session, caller, line_id, locked=False)
+
+
 async def get_statement(
     session: AsyncSession, *, caller: Caller, statement_id: str
 ) -> BankStatement:

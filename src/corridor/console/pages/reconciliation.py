@@ -13,11 +13,10 @@ from corridor.console.listing import listing_of
 from corridor.console.routing import console_router, redirect
 from corridor.console.session import Console, ConsolePage
 from corridor.kit.errors import NotFound, ValidationFailed
-from corridor.models.reconciliation import StatementLine
-from corridor.models.transfer import Transfer
 from corridor.reconciliation import service
-from corridor.reconciliation.schemas import BankStatementLineResolve
+from corridor.reconciliation.schemas import BankStatementLineRead, BankStatementLineResolve
 from corridor.transfers import service as transfers
+from corridor.transfers.schemas.transfer import TransferRead
 
 router = console_router()
 
@@ -34,7 +33,7 @@ REASONS = {
 }
 
 
-async def _statement_names(console: Console, lines: list[StatementLine]) -> dict[str, str]:
+async def _statement_names(console: Console, lines: list[BankStatementLineRead]) -> dict[str, str]:
     names: dict[str, str] = {}
     for statement_id in {line.statement_id for line in lines}:
         statement = await service.get_statement(
@@ -44,10 +43,12 @@ async def _statement_names(console: Console, lines: list[StatementLine]) -> dict
     return names
 
 
-async def _transfers(console: Console, lines: list[StatementLine]) -> dict[str, Transfer]:
+async def _transfers(
+    console: Console, lines: list[BankStatementLineRead]
+) -> dict[str, TransferRead]:
     """The candidate transfers of the lines that name one (a transfer no longer visible is
     left out: the page shows its id alone)."""
-    found: dict[str, Transfer] = {}
+    found: dict[str, TransferRead] = {}
     for transfer_id in {line.transfer_id for line in lines if line.transfer_id}:
         try:
             view = await transfers.read_transfer(
@@ -55,7 +56,7 @@ async def _transfers(console: Console, lines: list[StatementLine]) -> dict[str, 
             )
         except NotFound:
             continue
-        found[transfer_id] = view.found.transfer
+        found[transfer_id] = TransferRead.of(view.found.transfer, view.found.legs)
     return found
 
 
@@ -72,7 +73,7 @@ async def exception_list(console: ConsolePage) -> Response:
         status=chosen,
         statement_id=listing.get("statementId"),
     )
-    lines = list(found.items)
+    lines = [BankStatementLineRead.of(line) for line in found.items]
     return page(
         console,
         "reconciliation/list.html",
@@ -89,7 +90,9 @@ async def exception_list(console: ConsolePage) -> Response:
 
 @router.get("/reconciliation/{line_id}")
 async def exception_detail(line_id: str, console: ConsolePage) -> Response:
-    line = await service.get_line(console.session, caller=console.caller, line_id=line_id)
+    line = BankStatementLineRead.of(
+        await service.get_line(console.session, caller=console.caller, line_id=line_id)
+    )
     return page(
         console,
         "reconciliation/detail.html",

@@ -13,7 +13,9 @@ from corridor.models.bank_file import BankFileEntry
 from corridor.models.event import Event
 from corridor.rails.base import RailName
 from tests.bankfiles.conftest import file_rails, write_files  # noqa: F401
-from tests.bankfiles.test_ach_files import advance_to, files
+from tests.bankfiles.test_ach_files import MORNING as ACH_MORNING
+from tests.bankfiles.test_ach_files import advance_to, files, payee, pull
+from tests.bankfiles.test_ach_files import payout as ach_payout
 from tests.bankfiles.test_iso20022_files import (
     MORNING,
     counterparty_account,
@@ -214,3 +216,76 @@ async def test_a_thousand_line_statement_with_duplicates_partials_and_unknowns(a
     for line in await lines(tenant.client, status="EXCEPTION"):
         reasons[line["exceptionReason"]] = reasons.get(line["exceptionReason"], 0) + 1
     assert reasons == {"DUPLICATE": 40, "AMOUNT_MISMATCH": 40, "UNKNOWN_REFERENCE": 40}
+
+
+async def test_a_bai2_statement_matches_ach_payouts_and_pulls_the_same_way(
+    app,
+    tenant,
+    clock,
+    file_rails,  # noqa: F811
+):
+    """A BAI2 report of the ODFI account: the payout's debit and the pull's credit match
+    their NACHA entries by trace number; an unknown trace and a line with no reference are
+    exceptions."""
+    clock.set(ACH_MORNING)
+    file_rails(RailName.ACH_SAME_DAY)
+    customer = await make_customer(tenant.client, ("USD",))
+    await customer.fund("USD", 100_000)
+    person = await payee(tenant.client, customer.id, "INDIVIDUAL", "111122223333")
+    sent = await create(tenant.client, ach_payout(customer, person, 12_345))
+    external = await customer.bank_account()
+    pulled = await create(tenant.client, pull(customer, external, 30_000))
+    await settle(app, tenant.organization_id)
+    await advance_to(tenant.client, "2026-11-18T15:31:00Z")
+    await write_files(app, tenant.organization_id)
+    (written,) = await files(tenant.client, direction="OUTGOING")
+    references = await entries(tenant.client, written["id"])
+    payout_trace = references[sent["id"]]["reference"]
+    pull_trace = references[pulled["id"]]["reference"]
+
+    content = bank.bai2_statement(
+        [
+            bank.StatementLine("DBIT", "123.45", "USD", payout_trace),
+            bank.StatementLine("CRDT", "300.00", "USD", pull_trace),
+            bank.StatementLine("CRDT", "300.00", "USD", pull_trace),  # twice
+            bank.StatementLine("DBIT", "9.99", "USD", "021000029999999"),
+            bank.StatementLine("CRDT", "1.25", "USD", None, remittance="Interest"),
+        ],
+        file_id="BAI-20261119",
+        now=ACH_MORNING,
+    )
+    statement = await import_statement(tenant.client, content, name="bai2-20261119.txt")
+    assert statement["format"] == "BAI2" and statement["statementId"] == "BAI-20261119"
+    assert (statement["lineCount"], statement["matchedCount"], statement["exceptionCount"]) == (
+        5,
+        2,
+        3,
+    )
+    found = sorted(
+        await lines(tenant.client, statementId=statement["id"]), key=lambda line: line["lineNumber"]
+    )
+    assert [(line["status"], line["exceptionReason"]) for line in found] == [
+        ("MATCHED", None),
+        ("MATCHED", None),
+        ("EXCEPTION", "DUPLICATE"),
+        ("EXCEPTION", "UNKNOWN_REFERENCE"),
+        ("EXCEPTION", "NO_REFERENCE"),
+    ]
+    assert (found[0]["transferId"], found[0]["direction"], found[0]["amount"]) == (
+        sent["id"],
+        "DEBIT",
+        "12345",
+    )
+    assert (found[1]["transferId"], found[1]["direction"]) == (pulled["id"], "CREDIT")
+    assert found[0]["bookedOn"] == "2026-11-19"
+    assert found[4]["description"].startswith("Interest (bank reference ")
+    again = await import_statement(tenant.client, content)
+    assert again["id"] == statement["id"]
+
+
+async def test_an_unreadable_bai2_file_is_refused(tenant):
+    for content in ("01,garbage", "01,A,B,261119,0800,1,80,0,2/\n99,0,0,1/"):
+        response = await tenant.client.post(
+            "/v1/reconciliation/statements", json={"name": "x.bai", "content": content}
+        )
+        assert_error(response, 422, "validation_error")

@@ -18,7 +18,7 @@ class BankStatement(Base):
 
     id: Mapped[str] = id_column()  # stm_…
     organization_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"))
-    format: Mapped[str] = mapped_column(String(20))  # CAMT_053
+    format: Mapped[str] = mapped_column(String(20))  # CAMT_053 or BAI2
     statement_id: Mapped[str | None] = mapped_column(String(64))  # the bank's Stmt/Id
     account: Mapped[str | None] = mapped_column(String(64))  # IBAN or account number
     name: Mapped[str] = mapped_column(String(200))

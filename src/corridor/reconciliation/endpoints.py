@@ -38,9 +38,9 @@ class LineStatus(StrEnum):
     summary="Import a bank statement",
 )
 async def import_statement(body: BankStatementImport, context: Context) -> Response:
-    """Read a camt.053 statement and match every line to a payment Corridor sent, by
-    reference (end-to-end id, UETR, trace number or transfer id), side and amount. What
-    does not match (no or unknown reference, another amount, a second line for a payment
+    """Read a camt.053 statement or a BAI2 file and match every line to a payment
+    Corridor sent or pulled, by reference (end-to-end id, UETR, trace number or transfer
+    id), side and amount. What does not match (no or unknown reference, another amount, a second line for a payment
     already matched) becomes an exception, with a `reconciliation.exception` event. The
     same statement imported again changes nothing."""
     statement = await service.import_statement(

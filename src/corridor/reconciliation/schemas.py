@@ -20,7 +20,9 @@ class BankStatementImport(RequestModel):
 
     name: str = Field(min_length=1, max_length=200)
     content: str = Field(
-        min_length=1, max_length=content_chars_max, description="A camt.053 statement (XML)"
+        min_length=1,
+        max_length=content_chars_max,
+        description="A camt.053 statement (XML) or a BAI2 file (text starting with `01,`)",
     )
 
 
@@ -39,7 +41,7 @@ class BankStatementLineResolve(RequestModel):
 
 class BankStatementRead(ResponseModel):
     id: str
-    format: str
+    format: str = Field(description="CAMT_053 or BAI2")
     statement_id: str | None = Field(description="The bank's id of the statement")
     account: str | None
     name: str

@@ -16,7 +16,7 @@ from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.bank_file import BankFileEntry
 from corridor.models.event import emit
 from corridor.models.reconciliation import BankStatement, StatementLine
-from corridor.rails import iso20022
+from corridor.rails import bai2files, iso20022
 from corridor.reconciliation import repository, rules
 from corridor.reconciliation.errors import LineNotAnException, UnreadableStatement
 from corridor.reconciliation.schemas import BankStatementLineRead
@@ -56,15 +56,20 @@ def _emit_line(session: AsyncSession, event_type: str, line: StatementLine, now:
 async def import_statement(
     session: AsyncSession, *, caller: Caller, name: str, content: str, now: datetime
 ) -> BankStatement:
-    """Read a camt.053 and match its lines; the same statement again changes nothing."""
+    """Read a camt.053 or a BAI2 file and match its lines; the same statement again
+    changes nothing."""
     caller.require_scope(Scope.TRANSFERS_WRITE)
     sha256 = hashlib.sha256(content.encode()).hexdigest()
     known = await repository.statement_by_sha(session, caller.organization_id, sha256)
     if known is not None:
         return known
+    statement_format = "BAI2" if bai2files.looks_like_bai2(content) else "CAMT_053"
     try:
-        parsed = iso20022.read_statement(content)
-    except iso20022.IsoMessageError as error:
+        if statement_format == "BAI2":
+            parsed = bai2files.read_statement(content)
+        else:
+            parsed = iso20022.read_statement(content)
+    except (iso20022.IsoMessageError, bai2files.Bai2Error) as error:
         raise UnreadableStatement(str(error)) from error
     if len(parsed.entries) > statement_lines_max:
         raise UnreadableStatement(f"more than {statement_lines_max} lines")
@@ -75,7 +80,7 @@ async def import_statement(
     statement = BankStatement(
         id=new_id("stm"),
         organization_id=caller.organization_id,
-        format="CAMT_053",
+        format=statement_format,
         statement_id=(parsed.statement_id or "")[:64] or None,
         account=(parsed.account or "")[:64] or None,
         name=name[:200],

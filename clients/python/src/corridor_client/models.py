@@ -555,7 +555,7 @@ class BankStatementImport(CorridorModel):
         ),
     ]
     """
-    A camt.053 statement (XML)
+    A camt.053 statement (XML) or a BAI2 file (text starting with `01,`)
     """
 
 
@@ -623,6 +623,9 @@ class BankStatementLineResolve(CorridorModel):
 class BankStatementRead(CorridorModel):
     id: Annotated[str, Field(title="Id")]
     format: Annotated[str, Field(title="Format")]
+    """
+    CAMT_053 or BAI2
+    """
     statement_id: Annotated[str | None, Field(alias="statementId", title="Statementid")]
     """
     The bank's id of the statement

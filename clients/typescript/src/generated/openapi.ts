@@ -1779,9 +1779,9 @@ export interface paths {
         put?: never;
         /**
          * Import a bank statement
-         * @description Read a camt.053 statement and match every line to a payment Corridor sent, by
-         *     reference (end-to-end id, UETR, trace number or transfer id), side and amount. What
-         *     does not match (no or unknown reference, another amount, a second line for a payment
+         * @description Read a camt.053 statement or a BAI2 file and match every line to a payment
+         *     Corridor sent or pulled, by reference (end-to-end id, UETR, trace number or transfer
+         *     id), side and amount. What does not match (no or unknown reference, another amount, a second line for a payment
          *     already matched) becomes an exception, with a `reconciliation.exception` event. The
          *     same statement imported again changes nothing.
          */
@@ -4500,7 +4500,7 @@ export interface components {
             name: string;
             /**
              * Content
-             * @description A camt.053 statement (XML)
+             * @description A camt.053 statement (XML) or a BAI2 file (text starting with `01,`)
              */
             content: string;
         };
@@ -4606,7 +4606,10 @@ export interface components {
         BankStatementRead: {
             /** Id */
             id: string;
-            /** Format */
+            /**
+             * Format
+             * @description CAMT_053 or BAI2
+             */
             format: string;
             /**
              * Statementid

@@ -243,7 +243,7 @@ def bai2_statement(
     credits received (142) and debits (451), the end-to-end id or trace number as the
     customer reference. One currency per account, the first line's."""
     currency = lines[0].currency if lines else "USD"
-    details = []
+    details: list[models.TransactionDetail] = []
     for line in lines:
         code = "142" if line.direction == "CRDT" else "451"
         details.append(

@@ -17,12 +17,12 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from corridor.kit.money import CURRENCIES, to_decimal_string
 from corridor.models.transfer import Transfer, TransferLeg
 from corridor.transfers import lifecycle, repository
 from corridor.transfers.money import postings
 from corridor.transfers.money.entries import RAIL_SETTLEMENT, Ref
 from corridor.transfers.returns import refunds
-from corridor.kit.money import CURRENCIES, to_decimal_string
 from corridor.transfers.rules.flows import PAYOUT_LEGS, SYSTEM_FLOWS, LegType
 from corridor.transfers.rules.states import LegStatus, TransferStatus
 

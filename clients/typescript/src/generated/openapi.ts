@@ -1559,9 +1559,10 @@ export interface paths {
          * Set a transfer leg's status (sandbox)
          * @description Force the current leg: COMPLETED (its money moves, the engine continues) or FAILED
          *     (the transfer fails and its money goes back, or a REFUND_* transfer sends it back).
-         *     RETURNED, on a payout leg (PAYOUT_FIAT, WITHDRAW_CRYPTO) only: a COMPLETED transfer
-         *     becomes REVERSED with the payout credited to `returnedToAccountId` at `returnedAt`;
-         *     a payout not yet settled fails as with FAILED. Any other leg: 409 `invalid_state`.
+         *     RETURNED, on a payout leg (PAYOUT_FIAT, WITHDRAW_CRYPTO) or a pull (DEPOSIT_FIAT)
+         *     only: a COMPLETED transfer becomes REVERSED at `returnedAt`, a payout credited to
+         *     `returnedToAccountId`, a pull's amount taken back from the balance it reached; one
+         *     not yet settled fails as with FAILED. Any other leg: 409 `invalid_state`.
          */
         post: operations["set_leg_status_v1_sandbox_transfers__transfer_id__legs__leg_id__status_post"];
         delete?: never;

@@ -323,6 +323,21 @@ async def test_a_returned_pull_reverses_its_transfer_like_a_returned_payout(
     assert (filed["status"], filed["reasonCode"]) == ("RETURNED", "R01")
     await assert_books_balance(app, tenant.organization_id)
 
+    # The bank's statement shows the pull coming in and its return going out: both match.
+    statement = bank.bai2_statement(
+        [
+            bank.StatementLine("CRDT", "300.00", "USD", filed["reference"]),
+            bank.StatementLine("DBIT", "300.00", "USD", filed["reference"]),
+        ],
+        file_id="BAI-RETURN",
+        now=datetime(2026, 11, 20, 8, 0, tzinfo=UTC),
+    )
+    imported = await tenant.client.post(
+        "/v1/reconciliation/statements", json={"name": "bai2.txt", "content": statement}
+    )
+    assert imported.status_code == 201, imported.text
+    assert (imported.json()["matchedCount"], imported.json()["exceptionCount"]) == (2, 0)
+
 
 async def test_a_pull_returned_before_it_settles_fails_and_credits_nothing(
     app, tenant, clock, file_rails

@@ -29,12 +29,13 @@ description_chars_max = 500
 
 def _candidates(entries: list[BankFileEntry]) -> dict[tuple[str, str], rules.Candidate]:
     """Each payment under its reference and its transfer id, on the statement's side: a
-    payout is money out (DEBIT), a pull or a returned payout money in (CREDIT)."""
+    payout is money out (DEBIT), a pull money in (CREDIT); a returned payment is also the
+    other side (a returned payout comes back in, a returned pull goes back out)."""
     found: dict[tuple[str, str], rules.Candidate] = {}
     for entry in entries:
         sides = ["DEBIT" if entry.direction == "CREDIT" else "CREDIT"]
-        if entry.direction == "CREDIT" and entry.status == "RETURNED":
-            sides.append("CREDIT")
+        if entry.status == "RETURNED":
+            sides.append(entry.direction)
         for side in sides:
             candidate = rules.Candidate(entry.transfer_id, side, entry.amount, entry.currency)
             found[(entry.reference, side)] = candidate

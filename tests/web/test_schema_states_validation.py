@@ -99,6 +99,8 @@ KNOWN = {
     ("POST", "/v1/webhooks/endpoints/{endpoint_id}/secret/rotate", "key"),
     # A bank's file: a NACHA file or an ISO 20022 message (the description says which).
     ("POST", "/v1/sandbox/bank-files/imports", "content"),
+    # A bank statement: a camt.053 (XML) or a BAI2 file (the description says which).
+    ("POST", "/v1/reconciliation/statements", "content"),
 }
 
 

@@ -10,6 +10,7 @@ from corridor.models import (  # noqa: F401  (register their tables)
     oauth,
     operations,
     party,
+    reconciliation,
     signing,
     transfer,
     webhook,

@@ -1559,9 +1559,10 @@ export interface paths {
          * Set a transfer leg's status (sandbox)
          * @description Force the current leg: COMPLETED (its money moves, the engine continues) or FAILED
          *     (the transfer fails and its money goes back, or a REFUND_* transfer sends it back).
-         *     RETURNED, on a payout leg (PAYOUT_FIAT, WITHDRAW_CRYPTO) only: a COMPLETED transfer
-         *     becomes REVERSED with the payout credited to `returnedToAccountId` at `returnedAt`;
-         *     a payout not yet settled fails as with FAILED. Any other leg: 409 `invalid_state`.
+         *     RETURNED, on a payout leg (PAYOUT_FIAT, WITHDRAW_CRYPTO) or a pull (DEPOSIT_FIAT)
+         *     only: a COMPLETED transfer becomes REVERSED at `returnedAt`, a payout credited to
+         *     `returnedToAccountId`, a pull's amount taken back from the balance it reached; one
+         *     not yet settled fails as with FAILED. Any other leg: 409 `invalid_state`.
          */
         post: operations["set_leg_status_v1_sandbox_transfers__transfer_id__legs__leg_id__status_post"];
         delete?: never;
@@ -1762,6 +1763,92 @@ export interface paths {
          *     production the bank's files arrive only over the bank connection (403 `sandbox_only`).
          */
         post: operations["import_bank_file_v1_sandbox_bank_files_imports_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a bank statement
+         * @description Read a camt.053 statement or a BAI2 file and match every line to a payment
+         *     Corridor sent or pulled, by reference (end-to-end id, UETR, trace number or transfer
+         *     id), side and amount. What does not match (no or unknown reference, another amount, a second line for a payment
+         *     already matched) becomes an exception, with a `reconciliation.exception` event. The
+         *     same statement imported again changes nothing.
+         */
+        post: operations["import_statement_v1_reconciliation_statements_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/statements/{statement_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an imported statement
+         * @description The statement's counts: lines, matched, exceptions.
+         */
+        get: operations["get_statement_v1_reconciliation_statements__statement_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/lines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List statement lines (the exceptions list)
+         * @description Statement lines, newest first; `status=EXCEPTION` is the exceptions list.
+         */
+        get: operations["list_lines_v1_reconciliation_lines_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/lines/{line_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve an exception
+         * @description Say what an exception was (and, if it was one, which transfer): it leaves the
+         *     exceptions list; `reconciliation.resolved` is emitted. 409 for a line that is not an
+         *     exception.
+         */
+        post: operations["resolve_line_v1_reconciliation_lines__line_id__resolve_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4403,6 +4490,147 @@ export interface components {
             createdAt: string;
         };
         /**
+         * BankStatementImport
+         * @example {
+         *       "content": "<?xml version=…",
+         *       "name": "camt053-20261119.xml"
+         *     }
+         */
+        BankStatementImport: {
+            /** Name */
+            name: string;
+            /**
+             * Content
+             * @description A camt.053 statement (XML) or a BAI2 file (text starting with `01,`)
+             */
+            content: string;
+        };
+        /**
+         * BankStatementLineRead
+         * @example {
+         *       "id": "stl_01m8a3b7d1x4yz3k8w5r6t1v0n",
+         *       "statementId": "stm_01m8a3b7c9x4yz3k8w5r6t1v0n",
+         *       "lineNumber": 17,
+         *       "direction": "DEBIT",
+         *       "amount": "12345",
+         *       "currency": "EUR",
+         *       "bookedOn": "2026-11-19",
+         *       "reference": "SCT20261118QW3ERT5Y7U9I1O3P5A7S9D",
+         *       "description": "Invoice 2026-118",
+         *       "status": "EXCEPTION",
+         *       "transferId": "tfr_01m8a2p1j5k6m7n8p9q0r1s2t3",
+         *       "exceptionReason": "AMOUNT_MISMATCH",
+         *       "resolution": null,
+         *       "resolvedBy": null,
+         *       "resolvedAt": null,
+         *       "createdAt": "2026-11-19T08:00:00.000Z"
+         *     }
+         */
+        BankStatementLineRead: {
+            /** Id */
+            id: string;
+            /** Statementid */
+            statementId: string;
+            /** Linenumber */
+            lineNumber: number;
+            /**
+             * Direction
+             * @description CREDIT (money in) or DEBIT (money out)
+             */
+            direction: string;
+            /**
+             * Amount
+             * @description Minor units
+             */
+            amount: string;
+            /** Currency */
+            currency: string;
+            /** Bookedon */
+            bookedOn: string | null;
+            /** Reference */
+            reference: string | null;
+            /** Description */
+            description: string | null;
+            /**
+             * Status
+             * @description MATCHED, EXCEPTION or RESOLVED
+             */
+            status: string;
+            /** Transferid */
+            transferId: string | null;
+            /**
+             * Exceptionreason
+             * @description NO_REFERENCE, UNKNOWN_REFERENCE, AMOUNT_MISMATCH or DUPLICATE
+             */
+            exceptionReason: string | null;
+            /** Resolution */
+            resolution: string | null;
+            /** Resolvedby */
+            resolvedBy: string | null;
+            /** Resolvedat */
+            resolvedAt: string | null;
+            /** Createdat */
+            createdAt: string;
+        };
+        /**
+         * BankStatementLineResolve
+         * @example {
+         *       "resolution": "Bank fee, booked by hand"
+         *     }
+         */
+        BankStatementLineResolve: {
+            /**
+             * Resolution
+             * @description What was done, and why
+             */
+            resolution: string;
+            /**
+             * Transferid
+             * @description The transfer the line turned out to be
+             */
+            transferId?: string | null;
+        };
+        /**
+         * BankStatementRead
+         * @example {
+         *       "id": "stm_01m8a3b7c9x4yz3k8w5r6t1v0n",
+         *       "format": "CAMT_053",
+         *       "statementId": "STMT-2026-11-19",
+         *       "account": "DE89370400440532013000",
+         *       "name": "camt053-20261119.xml",
+         *       "lineCount": 1000,
+         *       "matchedCount": 962,
+         *       "exceptionCount": 38,
+         *       "createdAt": "2026-11-19T08:00:00.000Z"
+         *     }
+         */
+        BankStatementRead: {
+            /** Id */
+            id: string;
+            /**
+             * Format
+             * @description CAMT_053 or BAI2
+             */
+            format: string;
+            /**
+             * Statementid
+             * @description The bank's id of the statement
+             */
+            statementId: string | null;
+            /** Account */
+            account: string | null;
+            /** Name */
+            name: string;
+            /** Linecount */
+            lineCount: number;
+            /** Matchedcount */
+            matchedCount: number;
+            /** Exceptioncount */
+            exceptionCount: number;
+            /** Createdat */
+            createdAt: string;
+        };
+        /**
          * BeneficiaryType
          * @enum {string}
          */
@@ -6561,6 +6789,11 @@ export interface components {
             monthly: string | null;
         };
         /**
+         * LineStatus
+         * @enum {string}
+         */
+        LineStatus: "MATCHED" | "EXCEPTION" | "RESOLVED";
+        /**
          * ListResponse[AccountRead]
          * @example {
          *       "data": [
@@ -6811,6 +7044,44 @@ export interface components {
         ListResponse_BankFileRead_: {
             /** Data */
             data: components["schemas"]["BankFileRead"][];
+            /**
+             * Nextcursor
+             * @description Pass as `cursor` for the next page
+             */
+            nextCursor?: string | null;
+            /** Hasmore */
+            hasMore: boolean;
+        };
+        /**
+         * ListResponse[BankStatementLineRead]
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "stl_01m8a3b7d1x4yz3k8w5r6t1v0n",
+         *           "statementId": "stm_01m8a3b7c9x4yz3k8w5r6t1v0n",
+         *           "lineNumber": 17,
+         *           "direction": "DEBIT",
+         *           "amount": "12345",
+         *           "currency": "EUR",
+         *           "bookedOn": "2026-11-19",
+         *           "reference": "SCT20261118QW3ERT5Y7U9I1O3P5A7S9D",
+         *           "description": "Invoice 2026-118",
+         *           "status": "EXCEPTION",
+         *           "transferId": "tfr_01m8a2p1j5k6m7n8p9q0r1s2t3",
+         *           "exceptionReason": "AMOUNT_MISMATCH",
+         *           "resolution": null,
+         *           "resolvedBy": null,
+         *           "resolvedAt": null,
+         *           "createdAt": "2026-11-19T08:00:00.000Z"
+         *         }
+         *       ],
+         *       "nextCursor": null,
+         *       "hasMore": false
+         *     }
+         */
+        ListResponse_BankStatementLineRead_: {
+            /** Data */
+            data: components["schemas"]["BankStatementLineRead"][];
             /**
              * Nextcursor
              * @description Pass as `cursor` for the next page
@@ -24144,6 +24415,430 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    import_statement_v1_reconciliation_statements_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BankStatementImport"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "stm_01m8a3b7c9x4yz3k8w5r6t1v0n",
+                     *       "format": "CAMT_053",
+                     *       "statementId": "STMT-2026-11-19",
+                     *       "account": "DE89370400440532013000",
+                     *       "name": "camt053-20261119.xml",
+                     *       "lineCount": 1000,
+                     *       "matchedCount": 962,
+                     *       "exceptionCount": 38,
+                     *       "createdAt": "2026-11-19T08:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BankStatementRead"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_statement_v1_reconciliation_statements__statement_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                statement_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "stm_01m8a3b7c9x4yz3k8w5r6t1v0n",
+                     *       "format": "CAMT_053",
+                     *       "statementId": "STMT-2026-11-19",
+                     *       "account": "DE89370400440532013000",
+                     *       "name": "camt053-20261119.xml",
+                     *       "lineCount": 1000,
+                     *       "matchedCount": 962,
+                     *       "exceptionCount": 38,
+                     *       "createdAt": "2026-11-19T08:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BankStatementRead"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_lines_v1_reconciliation_lines_get: {
+        parameters: {
+            query?: {
+                /** @description EXCEPTION: what an operator has to resolve */
+                status?: components["schemas"]["LineStatus"] | null;
+                statementId?: string | null;
+                /** @description Items per page, 1 to 250 */
+                limit?: number;
+                /** @description `nextCursor` of the previous page */
+                cursor?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "stl_01m8a3b7d1x4yz3k8w5r6t1v0n",
+                     *           "statementId": "stm_01m8a3b7c9x4yz3k8w5r6t1v0n",
+                     *           "lineNumber": 17,
+                     *           "direction": "DEBIT",
+                     *           "amount": "12345",
+                     *           "currency": "EUR",
+                     *           "bookedOn": "2026-11-19",
+                     *           "reference": "SCT20261118QW3ERT5Y7U9I1O3P5A7S9D",
+                     *           "description": "Invoice 2026-118",
+                     *           "status": "EXCEPTION",
+                     *           "transferId": "tfr_01m8a2p1j5k6m7n8p9q0r1s2t3",
+                     *           "exceptionReason": "AMOUNT_MISMATCH",
+                     *           "resolution": null,
+                     *           "resolvedBy": null,
+                     *           "resolvedAt": null,
+                     *           "createdAt": "2026-11-19T08:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListResponse_BankStatementLineRead_"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    resolve_line_v1_reconciliation_lines__line_id__resolve_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                line_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BankStatementLineResolve"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "stl_01m8a3b7d1x4yz3k8w5r6t1v0n",
+                     *       "statementId": "stm_01m8a3b7c9x4yz3k8w5r6t1v0n",
+                     *       "lineNumber": 17,
+                     *       "direction": "DEBIT",
+                     *       "amount": "12345",
+                     *       "currency": "EUR",
+                     *       "bookedOn": "2026-11-19",
+                     *       "reference": "SCT20261118QW3ERT5Y7U9I1O3P5A7S9D",
+                     *       "description": "Invoice 2026-118",
+                     *       "status": "EXCEPTION",
+                     *       "transferId": "tfr_01m8a2p1j5k6m7n8p9q0r1s2t3",
+                     *       "exceptionReason": "AMOUNT_MISMATCH",
+                     *       "resolution": null,
+                     *       "resolvedBy": null,
+                     *       "resolvedAt": null,
+                     *       "createdAt": "2026-11-19T08:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BankStatementLineRead"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     list_agents_v1_agents_get: {

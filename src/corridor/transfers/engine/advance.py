@@ -294,9 +294,12 @@ async def leg_returned(
     reason: str,
     now: datetime,
 ) -> None:
-    """The receiving side sent a payout back: a settled payout reverses its COMPLETED
-    transfer (returns.py); one not yet settled is a failure of that leg."""
-    if leg.status == LegStatus.COMPLETED:
+    """The receiving side sent a payout back (or the payer's bank a pull): a settled one
+    reverses its COMPLETED transfer (returns.py); one not yet settled is a failure of that
+    leg."""
+    if leg.status == LegStatus.COMPLETED and leg.type == LegType.DEPOSIT_FIAT:
+        await returns.reverse_pull(session, transfer, legs, leg, reason=reason, now=now)
+    elif leg.status == LegStatus.COMPLETED:
         await returns.reverse_completed(session, transfer, legs, leg, reason=reason, now=now)
     else:
         await fail(session, transfer, legs, leg, reason=reason, now=now)

@@ -19,7 +19,7 @@ from corridor.kit.schemas import (
 )
 from corridor.models.webhook import WebhookAttempt, WebhookEndpoint
 from corridor.webhooks.rules import AttemptStatus, DeliveryStatus, DisabledReason, Trigger
-from corridor.webhooks.urls import url_chars_max
+from corridor.kit.urls import url_chars_max
 
 description_chars_max = 500
 event_types_per_endpoint_max = 100

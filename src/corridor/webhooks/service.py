@@ -16,7 +16,8 @@ from corridor.kit.errors import ValidationFailed
 from corridor.kit.ids import new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.webhook import WebhookEndpoint
-from corridor.webhooks import repository, signing, urls
+from corridor.kit import urls
+from corridor.webhooks import repository, signing
 from corridor.webhooks.errors import EndpointDisabled, EndpointLimitReached, OrganizationWide
 from corridor.webhooks.rules import DisabledReason
 

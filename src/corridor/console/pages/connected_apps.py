@@ -82,6 +82,8 @@ async def _consent_page(
         status=status,
         consent=consent,
         client=consent.client,
+        # A metadata document client is vouched for by the site that publishes its document.
+        document_host=urlsplit(consent.client.metadata_url or "").netloc,
         redirect_host=urlsplit(consent.authorization.redirect_uri).netloc
         or consent.authorization.redirect_uri,
         scopes=consent.scopes_offered,

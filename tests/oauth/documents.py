@@ -87,7 +87,7 @@ def document_site(directory: Path) -> Iterator[DocumentSite]:
     site: DocumentSite | None = None
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        def do_GET(self) -> None:
             assert site is not None
             site.hits[self.path] = site.hits.get(self.path, 0) + 1
             answer = site.answers.get(self.path, Answer(404, b"{}"))
@@ -98,7 +98,7 @@ def document_site(directory: Path) -> Iterator[DocumentSite]:
             self.end_headers()
             self.wfile.write(answer.body)
 
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: object) -> None:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -140,3 +140,4 @@ async def test_the_official_client_connects_through_the_consent_page_in_chromium
         [grant] = (await rest.get("/v1/oauth-grants")).json()["data"]
     assert grant["scopes"] == ["accounts:read", "transfers:read"]
     assert grant["client"]["name"] == "Desk Client" and grant["revokedAt"] is None
+    assert grant["client"]["metadataUrl"] == url

@@ -84,6 +84,7 @@ async def test_a_client_known_by_its_document_connects_and_the_document_is_cache
     [grant] = (await tenant.client.get("/v1/oauth-grants")).json()["data"]
     assert grant["client"]["name"] == "Desk Client"
     assert grant["client"]["redirectUris"] == [REDIRECT_URI]
+    assert grant["client"]["metadataUrl"] == url  # its client_id
     # A second request within the document's max-age uses the copy fetched the first time.
     again = await authorize(anonymous, Flow(client_id=url))
     assert again.status_code == 302, again.text

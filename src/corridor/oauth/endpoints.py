@@ -359,6 +359,7 @@ def grant_read(found: service.GrantWithClient) -> OAuthGrantRead:
             id=client.id,
             name=client.name,
             redirect_uris=[str(uri) for uri in client.redirect_uris],
+            metadata_url=client.metadata_url,
             created_at=client.created_at,
         ),
         agent_id=grant.agent_id,

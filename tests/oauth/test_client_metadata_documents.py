@@ -7,12 +7,17 @@ are never fetched."""
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 from collections.abc import Iterator
 
 import pytest
+from sqlalchemy import func, select
 
-from corridor.oauth import documents
+from corridor.kit.clock import SystemClock
+from corridor.kit.ids import new_id
+from corridor.models.oauth import OAuthClient
+from corridor.oauth import documents, repository
 from tests.conftest import assert_error
 from tests.console.helpers import console_browser
 from tests.oauth.documents import DocumentSite, document_site
@@ -208,3 +213,32 @@ async def test_outside_the_sandbox_loopback_and_private_addresses_are_never_fetc
     # The same site in the sandbox (a developer's machine) is fetched.
     fetched = await documents.fetch_document(url, sandbox=True)
     assert b"Desk Client" in fetched.body
+
+
+async def test_two_first_requests_at_once_share_one_client(app, anonymous, site) -> None:
+    url = site.publish(PATH, document(site.url(PATH)))
+    first, second = await asyncio.gather(
+        authorize(anonymous, Flow(client_id=url)), authorize(anonymous, Flow(client_id=url))
+    )
+    assert first.status_code == second.status_code == 302, (first.text, second.text)
+    async with app.state.database.session() as session:
+        found = await session.execute(select(func.count()).where(OAuthClient.metadata_url == url))
+        assert found.scalar_one() == 1
+    # When the other request's row is committed first, the unique index decides: the
+    # savepoint is rolled back and the row already there is used.
+    async with app.state.database.session() as session, session.begin():
+        twin = OAuthClient(
+            id=new_id("ocl"),
+            name="Twin",
+            redirect_uris=[REDIRECT_URI],
+            grant_types=["authorization_code"],
+            token_endpoint_auth_method="none",
+            scope=None,
+            details={},
+            secret_hash=None,
+            created_at=SystemClock().now(),
+            metadata_url=url,
+            metadata_expires_at=SystemClock().now(),
+        )
+        kept = await repository.add_client_once(session, twin)
+        assert kept.id != twin.id and kept.name == "Desk Client"

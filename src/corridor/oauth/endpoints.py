@@ -256,24 +256,34 @@ async def authorize(request: Request, context: Public) -> Response:
     cached). A request with an unknown client, a metadata document that cannot be used or
     a redirect URI the client did not register is answered here (400); any other problem
     goes back to the client's redirect URI as `error`."""
-    try:
-        authorization = await service.start_authorization(
-            context.session,
-            ask=_ask(request),
-            resource=rules.mcp_resource(base_url(context)),
-            now=context.now(),
-            fetch=documents.fetcher(sandbox=context.settings.is_sandbox),
-        )
-    except AuthorizationRefused as refused:
-        location = construct_redirect_uri(
-            refused.redirect_uri,
-            error=refused.code,
-            error_description=refused.message,
-            state=refused.state,
-            iss=refused.issuer,
-        )
-        return RedirectResponse(location, status_code=302, headers=NO_STORE)
-    await context.session.commit()
+    ask, now = _ask(request), context.now()
+    # A metadata document is fetched first, on this GET's reading session: no write
+    # transaction (SQLite's one writer) waits on a stranger's server.
+    document = await service.read_client_document(
+        context.session,
+        ask.client_id,
+        now=now,
+        fetch=documents.fetcher(sandbox=context.settings.is_sandbox),
+    )
+    async with context.database.session(write=True) as session:
+        try:
+            authorization = await service.start_authorization(
+                session,
+                ask=ask,
+                resource=rules.mcp_resource(base_url(context)),
+                now=now,
+                document=document,
+            )
+        except AuthorizationRefused as refused:
+            location = construct_redirect_uri(
+                refused.redirect_uri,
+                error=refused.code,
+                error_description=refused.message,
+                state=refused.state,
+                iss=refused.issuer,
+            )
+            return RedirectResponse(location, status_code=302, headers=NO_STORE)
+        await session.commit()
     return RedirectResponse(f"{CONSENT_PATH}/{authorization.id}", status_code=302, headers=NO_STORE)
 
 

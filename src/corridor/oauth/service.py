@@ -217,19 +217,35 @@ def _document_registration(url: str, body: bytes) -> ClientRegistrationRequest:
         raise refuse(f"is not valid: {field}: {first.get('msg', 'invalid value')}") from None
 
 
-async def _document_client(
-    session: AsyncSession, url: str, *, now: datetime, fetch: documents.Fetch
-) -> OAuthClient:
-    """The client a metadata document URL names: as cached while its copy is fresh, else
-    fetched (SSRF-guarded, bounded: documents.py), checked (its client_id is the URL, its
-    redirect URIs and grant types as a registration's) and kept until it is stale again."""
+@dataclass(frozen=True, slots=True)
+class ClientDocument:
+    """A client ID metadata document as fetched and checked, to be kept."""
+
+    url: str
+    registration: ClientRegistrationRequest
+    grant_types: list[str]
+    scope: str | None
+    expires_at: datetime
+
+
+async def read_client_document(
+    session: AsyncSession, client_id: str | None, *, now: datetime, fetch: documents.Fetch
+) -> ClientDocument | None:
+    """For a client_id that is a metadata document URL with no fresh copy kept: the
+    document, fetched (SSRF-guarded and bounded: documents.py) and checked (its client_id
+    is the URL, its redirect URIs and grant types as a registration's); InvalidRequest when
+    it cannot be used. None when there is nothing to fetch. It only reads, so the caller
+    fetches outside any write transaction (SQLite has one writer)."""
+    if client_id is None or not rules.is_client_document_url(client_id):
+        return None
+    url = client_id
     problem = rules.client_document_url_problem(url)
     if problem is not None:
         raise InvalidRequest(f"client_id: a client ID metadata document URL {problem}")
     known = await repository.client_by_metadata_url(session, url)
     if known is not None and known.metadata_expires_at is not None:
         if known.metadata_expires_at > now:
-            return known
+            return None
     try:
         fetched = await fetch(url)
     except documents.DocumentUnavailable as error:
@@ -244,6 +260,16 @@ async def _document_client(
             f"The client ID metadata document at {url} is not valid: {error.message}"
         ) from None
     expires_at = now + timedelta(seconds=rules.client_document_cache_s(fetched.cache_control))
+    return ClientDocument(url, registration, grant_types, scope, expires_at)
+
+
+async def _document_client(
+    session: AsyncSession, url: str, document: ClientDocument | None, *, now: datetime
+) -> OAuthClient | None:
+    """The client a metadata document URL names: as kept, or as just fetched (kept now)."""
+    known = await repository.client_by_metadata_url(session, url, locked=document is not None)
+    if document is None or document.url != url:
+        return known
     if known is None:
         known = OAuthClient(
             id=new_id("ocl"),
@@ -252,26 +278,20 @@ async def _document_client(
             metadata_url=url,
             token_endpoint_auth_method=ClientAuthentication.NONE.value,
         )
-        _describe(known, registration, grant_types, scope, expires_at)
+        _describe(known, document)
         return await repository.add_client_once(session, known)
-    _describe(known, registration, grant_types, scope, expires_at)
+    _describe(known, document)
     await session.flush()
     return known
 
 
-def _describe(
-    client: OAuthClient,
-    registration: ClientRegistrationRequest,
-    grant_types: list[str],
-    scope: str | None,
-    expires_at: datetime,
-) -> None:
-    client.name = registration.client_name
-    client.redirect_uris = list(registration.redirect_uris)
-    client.grant_types = grant_types
-    client.scope = scope
-    client.details = registration.details()
-    client.metadata_expires_at = expires_at
+def _describe(client: OAuthClient, document: ClientDocument) -> None:
+    client.name = document.registration.client_name
+    client.redirect_uris = list(document.registration.redirect_uris)
+    client.grant_types = document.grant_types
+    client.scope = document.scope
+    client.details = document.registration.details()
+    client.metadata_expires_at = document.expires_at
 
 
 # --- Authorization requests and consent ----------------------------------------------------
@@ -353,17 +373,15 @@ async def start_authorization(
     ask: AuthorizationAsk,
     resource: str,
     now: datetime,
-    fetch: documents.Fetch,
+    document: ClientDocument | None = None,
 ) -> OAuthAuthorization:
-    """A request waiting for an owner's consent. An unknown client, a metadata document
-    that cannot be used, or a redirect URI the client did not register or list:
-    InvalidRequest (answered here, never redirected); any other problem:
-    AuthorizationRefused (sent back to the redirect URI)."""
+    """A request waiting for an owner's consent; `document` is what read_client_document
+    fetched for it, if anything. An unknown client, or a redirect URI the client did not
+    register or list: InvalidRequest (answered here, never redirected); any other
+    problem: AuthorizationRefused (sent back to the redirect URI)."""
     client_id = ask.client_id or ""
     if rules.is_client_document_url(client_id):
-        client: OAuthClient | None = await _document_client(
-            session, client_id, now=now, fetch=fetch
-        )
+        client: OAuthClient | None = await _document_client(session, client_id, document, now=now)
     else:
         client = await repository.client_by_id(session, client_id)
     if client is None:

@@ -51,6 +51,7 @@ def live(request, tmp_path_factory, site: DocumentSite) -> Iterator[LiveServer]:
 async def test_the_official_client_connects_through_the_consent_page_in_chromium(
     live: LiveServer, site: DocumentSite, browser
 ) -> None:
+    fetched_before = site.hits.get(DOCUMENT_PATH, 0)  # the site serves every backend's run
     url = site.publish(
         DOCUMENT_PATH,
         {
@@ -123,7 +124,7 @@ async def test_the_official_client_connects_through_the_consent_page_in_chromium
         assert storage.client_info is not None and storage.client_info.client_id == url
         assert storage.tokens is not None
         assert storage.tokens.scope == "accounts:read transfers:read"
-        assert site.hits[DOCUMENT_PATH] == 1
+        assert site.hits[DOCUMENT_PATH] == fetched_before + 1  # fetched once, then cached
 
         await page.goto(f"{live.base_url}/console/connected-apps")
         row = page.get_by_role("row", name="Desk Client")

@@ -92,7 +92,7 @@ KNOWN = {
     ("POST", "/v1/transfers/intents/quote", "confirm"),
     ("POST", "/v1/transfers/intents/quote", "quoteId"),
     # The pattern states the scheme and the characters; the URL parser and the SSRF guard
-    # (webhooks/urls.py) decide the rest (a host, an address allowed here).
+    # (kit/urls.py) decide the rest (a host, an address allowed here).
     ("POST", "/v1/webhooks/endpoints", "url"),
     # whsec_ and base64 of 24 to 64 random bytes (the description says so).
     ("POST", "/v1/webhooks/endpoints", "secret"),

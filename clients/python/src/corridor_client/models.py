@@ -2294,7 +2294,7 @@ class NonBalanceStatementRead(CorridorModel):
 class OAuthClientRead(CorridorModel):
     id: Annotated[str, Field(examples=["ocl_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
     """
-    The client_id it registered with
+    The client_id it registered with, or, for a client known by its client ID metadata document, the id Corridor keeps it under (its client_id is `metadataUrl`)
     """
     name: Annotated[str | None, Field(examples=["Claude"], title="Name")]
     """
@@ -2308,6 +2308,12 @@ class OAuthClientRead(CorridorModel):
             title="Redirecturis",
         ),
     ]
+    metadata_url: Annotated[
+        str | None, Field(alias="metadataUrl", examples=[None], title="Metadataurl")
+    ] = None
+    """
+    The https URL of its client ID metadata document, which is its client_id (docs/mcp.md); null for a client registered dynamically
+    """
     created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
 
 

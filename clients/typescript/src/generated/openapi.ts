@@ -8147,7 +8147,7 @@ export interface components {
         OAuthClientRead: {
             /**
              * Id
-             * @description The client_id it registered with
+             * @description The client_id it registered with, or, for a client known by its client ID metadata document, the id Corridor keeps it under (its client_id is `metadataUrl`)
              * @example ocl_01jd3x0p6x9e3k2v1m8q4r7s5t
              */
             id: string;
@@ -8164,6 +8164,12 @@ export interface components {
              *     ]
              */
             redirectUris: string[];
+            /**
+             * Metadataurl
+             * @description The https URL of its client ID metadata document, which is its client_id (docs/mcp.md); null for a client registered dynamically
+             * @example null
+             */
+            metadataUrl?: string | null;
             /** Createdat */
             createdAt: string;
         };

@@ -24512,6 +24512,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24521,6 +24522,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_statement_v1_reconciliation_statements__statement_id__get: {
@@ -24610,6 +24613,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24619,6 +24623,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_lines_v1_reconciliation_lines_get: {
@@ -24727,6 +24733,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24736,6 +24743,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resolve_line_v1_reconciliation_lines__line_id__resolve_post: {
@@ -24836,6 +24845,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24845,6 +24855,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_agents_v1_agents_get: {

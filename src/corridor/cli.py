@@ -462,6 +462,10 @@ def worker() -> None:
         from corridor.bankfiles.profile import install_file_rails
 
         install_file_rails(settings)
+    if settings.evm_chains:
+        from corridor.rails.evm import install_evm_rails
+
+        install_evm_rails(settings)
     if settings.metrics_enabled and settings.metrics_port is not None:
         metrics.serve_on_port(settings.metrics_host, settings.metrics_port)
 

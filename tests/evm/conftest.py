@@ -8,6 +8,7 @@ import pytest
 
 from tests import programs
 from tests.evm.node import Node, running_node
+from tests.transfers.conftest import customer, install_rail  # noqa: F401
 
 
 @pytest.fixture

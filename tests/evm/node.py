@@ -42,6 +42,10 @@ class Node:
     def mine(self, blocks: int = 1) -> None:
         self.w3.provider.make_request("anvil_mine", [hex(blocks)])
 
+    def automine(self, on: bool) -> None:
+        """Off: sent transactions wait in the pool until `mine`."""
+        self.w3.provider.make_request("evm_setAutomine", [on])
+
     def snapshot(self) -> str:
         return self.w3.provider.make_request("evm_snapshot", [])["result"]
 

@@ -1,0 +1,421 @@
+"""Stablecoin payouts on a real EVM node (issue 27): ERC-20 `transfer` calls over JSON-RPC.
+
+Chosen per chain in settings (`CORRIDOR_EVM_CHAINS`, docs/rails.md); every chain not named
+there keeps the sandbox adapter of rails/chains.py, which `make serve` uses.
+
+- **Submit** (inside the transfer step's transaction, kit.db.unit_of_work): estimate the
+  gas of `transfer(to, units)` from the hot wallet, take the next nonce of (chain, address)
+  from `evm_nonces` by an atomic increment (a row lock on PostgreSQL, SQLite's single
+  writer: two workers never get one nonce), sign, and record the signed transaction
+  (`evm_transactions`, status SIGNED) with the leg. Nothing is sent yet: if the step rolls
+  back, the nonce goes back with it and nothing left the building (a nonce taken by a
+  transaction that was sent but never recorded would be reused, or a gap left). The nonce
+  increment and the row sit in one savepoint, so a failure between them leaves neither.
+- **Status** (each poll of the leg): a transaction with no receipt is sent (again: the
+  same signed bytes, so the same `txHash`; a node that already has it says so). With a
+  receipt, the leg waits until its block is `confirmations` deep and still the chain's
+  block at that height; then it settles (status 1) or fails with the revert reason the
+  node gives when the call is replayed (status 0). A receipt that disappears or moves (a
+  reorg) sends the transaction back to BROADCAST: it is sent again and counted from its
+  new block, and the leg, which never left PROCESSING, settles once.
+
+The hot wallet's private key is kept encrypted at rest (`CORRIDOR_EVM_SIGNER_KEY` holds a
+token of the server key's box, kit/secretbox.py) and is decrypted only into the adapter's
+memory; it is never logged nor stored in a row.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from eth_account import Account
+from eth_account.signers.local import LocalAccount
+from sqlalchemy import select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncSession
+from web3 import AsyncHTTPProvider, AsyncWeb3
+from web3.exceptions import ContractLogicError, TransactionNotFound
+
+from corridor.config import EvmChainSetting, Settings
+from corridor.kit import secretbox
+from corridor.kit.db import current_unit_of_work
+from corridor.kit.logging import get_logger
+from corridor.kit.money import currency as currency_of
+from corridor.models.evm import EvmNonce, EvmTransaction
+from corridor.models.transfer import Transfer
+from corridor.rails import registry
+from corridor.rails.base import PaymentInstruction, RailName, RailStatus, Schedule, Submission
+from corridor.rails.chains import ChainAdapter
+from corridor.rails.registry import SANDBOX_ADAPTERS
+
+logger = get_logger(__name__)
+
+EVM_RAILS = frozenset({RailName.ETHEREUM, RailName.BASE, RailName.POLYGON})
+# The gas limit is the node's estimate with this margin (a transfer's cost can move a
+# little between the estimate and the block, e.g. a first transfer to a fresh holder).
+gas_margin_percent = 20
+rpc_timeout_s = 30
+# Only what the rail calls: ERC-20 transfer (and balanceOf, for operators' checks).
+ERC20_ABI: list[dict[str, Any]] = [
+    {
+        "type": "function",
+        "name": "transfer",
+        "stateMutability": "nonpayable",
+        "inputs": [{"name": "to", "type": "address"}, {"name": "value", "type": "uint256"}],
+        "outputs": [{"name": "", "type": "bool"}],
+    },
+    {
+        "type": "function",
+        "name": "balanceOf",
+        "stateMutability": "view",
+        "inputs": [{"name": "owner", "type": "address"}],
+        "outputs": [{"name": "", "type": "uint256"}],
+    },
+]
+
+
+class TxStatus:
+    SIGNED = "SIGNED"
+    BROADCAST = "BROADCAST"
+    MINED = "MINED"
+    CONFIRMED = "CONFIRMED"
+    FAILED = "FAILED"
+
+
+class EvmRailError(RuntimeError):
+    """The rail cannot pay this instruction (no token configured, a bad address, a node
+    that refuses): the engine retries, then fails the leg with this text."""
+
+
+@dataclass(frozen=True)
+class EvmToken:
+    address: str  # the ERC-20 contract
+    decimals: int
+
+
+@dataclass(frozen=True)
+class EvmChain:
+    rail: RailName
+    rpc_url: str
+    chain_id: int
+    confirmations: int
+    tokens: Mapping[str, EvmToken] = field(default_factory=dict)  # currency → contract
+
+
+def token_units(amount_minor: int, currency: str, decimals: int) -> int:
+    """The token's base units for an amount in the currency's minor units (USDC: 6 and 6)."""
+    exponent = currency_of(currency).exponent
+    if decimals >= exponent:
+        return amount_minor * 10 ** (decimals - exponent)
+    scale = 10 ** (exponent - decimals)
+    if amount_minor % scale:
+        raise EvmRailError(
+            f"{amount_minor} minor units of {currency} is not a whole number of the token's "
+            f"units ({decimals} decimals)"
+        )
+    return amount_minor // scale
+
+
+def _hex(value: Any) -> str:
+    return value.to_0x_hex() if hasattr(value, "to_0x_hex") else str(value)
+
+
+def _insert(session: AsyncSession):  # type: ignore[no-untyped-def]
+    dialect = session.get_bind().dialect.name
+    return postgresql.insert if dialect == "postgresql" else sqlite.insert
+
+
+async def allocate_nonce(
+    session: AsyncSession, *, chain: str, address: str, first: int, now: datetime
+) -> int:
+    """The next nonce of (chain, address), taken for this transaction: an atomic increment
+    (the row stays locked until the caller commits). `first` seeds a pair never used."""
+    await session.execute(
+        _insert(session)(EvmNonce)
+        .values(chain=chain, address=address, next_nonce=first, updated_at=now)
+        .on_conflict_do_nothing(index_elements=["chain", "address"])
+    )
+    taken = await session.execute(
+        update(EvmNonce)
+        .where(EvmNonce.chain == chain, EvmNonce.address == address)
+        .values(next_nonce=EvmNonce.next_nonce + 1, updated_at=now)
+        .returning(EvmNonce.next_nonce)
+        .execution_options(synchronize_session=False)
+    )
+    return int(taken.scalar_one()) - 1
+
+
+async def _known_nonce(session: AsyncSession, *, chain: str, address: str) -> bool:
+    found = await session.execute(
+        select(EvmNonce.next_nonce).where(EvmNonce.chain == chain, EvmNonce.address == address)
+    )
+    return found.scalar_one_or_none() is not None
+
+
+class EvmRailAdapter:
+    """A chain rail paid on a real node, over the sandbox chain adapter's timing."""
+
+    def __init__(self, inner: ChainAdapter, chain: EvmChain, signer: LocalAccount) -> None:
+        assert inner.name == chain.rail and chain.rail in EVM_RAILS, (inner.name, chain.rail)
+        self.inner, self.chain, self._signer = inner, chain, signer
+        self.name: RailName = inner.name
+        self.currencies = inner.currencies
+
+    def __repr__(self) -> str:  # never the key
+        return f"EvmRailAdapter({self.name}, from={self.address})"
+
+    @property
+    def address(self) -> str:
+        return str(self._signer.address)
+
+    def schedule(self, *, at: datetime) -> Schedule:
+        assert at.tzinfo is not None, "rails need an aware datetime"
+        wait = timedelta(milliseconds=self.inner.timing.block_time_ms * self.chain.confirmations)
+        return Schedule(
+            estimated_settlement_at=at.astimezone(UTC) + wait,
+            next_cutoff_at=None,
+            cutoff_timezone=None,
+        )
+
+    @contextlib.asynccontextmanager
+    async def client(self) -> AsyncIterator[AsyncWeb3]:
+        provider = AsyncHTTPProvider(self.chain.rpc_url, request_kwargs={"timeout": rpc_timeout_s})
+        w3 = AsyncWeb3(provider)
+        try:
+            yield w3
+        finally:
+            await provider.disconnect()
+
+    # --- submit ---------------------------------------------------------------------------
+
+    async def submit(self, instruction: PaymentInstruction, *, now: datetime) -> Submission:
+        assert instruction.rail == self.name, (instruction.rail, self.name)
+        if instruction.direction != "CREDIT":
+            raise EvmRailError("a chain rail only pays out")
+        session = current_unit_of_work()
+        found = await session.execute(
+            select(EvmTransaction).where(EvmTransaction.leg_id == instruction.leg_id)
+        )
+        row = found.scalar_one_or_none()
+        if row is None:  # a step retried after a crash finds the transaction it signed
+            row = await self._sign(session, instruction, now=now)
+        return self._submission(row)
+
+    async def _sign(
+        self, session: AsyncSession, instruction: PaymentInstruction, *, now: datetime
+    ) -> EvmTransaction:
+        token = self.chain.tokens.get(instruction.currency)
+        if token is None:
+            raise EvmRailError(f"no {instruction.currency} token is configured on {self.name}")
+        recipient = str(instruction.beneficiary.get("address") or "")
+        if not AsyncWeb3.is_address(recipient):
+            raise EvmRailError(f"{recipient!r} is not an address on {self.name}")
+        to = AsyncWeb3.to_checksum_address(recipient)
+        contract_address = AsyncWeb3.to_checksum_address(token.address)
+        units = token_units(instruction.amount_minor, instruction.currency, token.decimals)
+        transfer = await session.get(Transfer, instruction.transfer_id)
+        assert transfer is not None, instruction.transfer_id
+        chain = self.name.value
+        async with self.client() as w3:
+            contract = w3.eth.contract(address=contract_address, abi=ERC20_ABI)
+            data = contract.encode_abi("transfer", args=[to, units])
+            call = {"from": self.address, "to": contract_address, "data": data}
+            try:
+                estimate = await w3.eth.estimate_gas(call)  # type: ignore[arg-type]
+            except ContractLogicError as error:
+                raise EvmRailError(f"the transfer would revert: {error}") from None
+            latest = await w3.eth.get_block("latest")
+            base_fee = int(latest.get("baseFeePerGas") or 0)
+            tip = int(await w3.eth.max_priority_fee)
+            first = 0
+            if not await _known_nonce(session, chain=chain, address=self.address):
+                first = await w3.eth.get_transaction_count(self.address, "pending")
+        gas_limit = estimate * (100 + gas_margin_percent) // 100
+        max_fee = 2 * base_fee + tip
+        async with session.begin_nested():  # the nonce and its transaction, or neither
+            nonce = await allocate_nonce(
+                session, chain=chain, address=self.address, first=first, now=now
+            )
+            signed = self._signer.sign_transaction(
+                {
+                    "type": 2,
+                    "chainId": self.chain.chain_id,
+                    "nonce": nonce,
+                    "to": contract_address,
+                    "value": 0,
+                    "data": data,
+                    "gas": gas_limit,
+                    "maxFeePerGas": max_fee,
+                    "maxPriorityFeePerGas": tip,
+                }
+            )
+            row = EvmTransaction(
+                chain=chain,
+                chain_id=self.chain.chain_id,
+                organization_id=transfer.organization_id,
+                transfer_id=transfer.id,
+                leg_id=instruction.leg_id,
+                currency=instruction.currency,
+                amount=instruction.amount_minor,
+                token_address=contract_address,
+                token_units=str(units),
+                from_address=self.address,
+                to_address=to,
+                nonce=nonce,
+                gas_limit=gas_limit,
+                max_fee_per_gas=str(max_fee),
+                max_priority_fee_per_gas=str(tip),
+                tx_hash=_hex(signed.hash),
+                raw_transaction=_hex(signed.raw_transaction),
+                status=TxStatus.SIGNED,
+                confirmations_required=self.chain.confirmations,
+                broadcasts=0,
+                reorgs=0,
+                created_at=now,
+                updated_at=now,
+            )
+            session.add(row)
+            await session.flush()
+        logger.info("evm_transaction_signed", chain=chain, leg_id=row.leg_id, nonce=nonce)
+        return row
+
+    def _submission(self, row: EvmTransaction) -> Submission:
+        schedule = self.schedule(at=row.created_at)
+        references = {"txHash": row.tx_hash, "evmTransactionId": row.id}
+        return Submission(rail_reference=row.tx_hash, references=references, schedule=schedule)
+
+    # --- status ---------------------------------------------------------------------------
+
+    async def _row(self, submission: Submission) -> EvmTransaction:
+        session = current_unit_of_work()
+        row = await session.get(EvmTransaction, int(submission.references["evmTransactionId"]))
+        assert row is not None, submission.rail_reference
+        return row
+
+    async def status(self, submission: Submission, *, now: datetime) -> RailStatus:
+        row = await self._row(submission)
+        if row.status == TxStatus.CONFIRMED:
+            return RailStatus.SETTLED
+        if row.status == TxStatus.FAILED:
+            return RailStatus.FAILED
+        async with self.client() as w3:
+            return await self._follow(w3, row, now=now)
+
+    async def _follow(self, w3: AsyncWeb3, row: EvmTransaction, *, now: datetime) -> RailStatus:
+        row.updated_at = now
+        try:
+            receipt = await w3.eth.get_transaction_receipt(row.tx_hash)  # type: ignore[arg-type]
+        except TransactionNotFound:
+            receipt = None
+        if receipt is None:
+            if row.block_hash is not None:
+                self._reorged(row, why="its receipt is gone")
+            await self._broadcast(w3, row)
+            return RailStatus.PENDING
+        block_hash = _hex(receipt["blockHash"])
+        block_number = int(receipt["blockNumber"])
+        if row.block_hash is not None and row.block_hash != block_hash:
+            self._reorged(row, why="it moved to another block")
+        row.block_number, row.block_hash = block_number, block_hash
+        row.status = TxStatus.MINED
+        head = await w3.eth.block_number
+        if head - block_number + 1 < row.confirmations_required:
+            return RailStatus.PENDING
+        canonical = await w3.eth.get_block(block_number)
+        if _hex(canonical["hash"]) != block_hash:  # the node answered from a dropped fork
+            self._reorged(row, why="its block is no longer the chain's")
+            return RailStatus.PENDING
+        if int(receipt["status"]) == 1:
+            row.status = TxStatus.CONFIRMED
+            logger.info("evm_transaction_confirmed", chain=row.chain, leg_id=row.leg_id)
+            return RailStatus.SETTLED
+        row.status = TxStatus.FAILED
+        row.failure_reason = (await self._revert_reason(w3, row, block_number))[:500]
+        logger.info("evm_transaction_reverted", chain=row.chain, leg_id=row.leg_id)
+        return RailStatus.FAILED
+
+    def _reorged(self, row: EvmTransaction, *, why: str) -> None:
+        logger.warning(
+            "evm_transaction_reorged", chain=row.chain, leg_id=row.leg_id, tx_hash=row.tx_hash, why=why
+        )
+        row.reorgs += 1
+        row.block_number = row.block_hash = None
+        row.status = TxStatus.BROADCAST
+
+    async def _broadcast(self, w3: AsyncWeb3, row: EvmTransaction) -> None:
+        try:
+            await w3.eth.send_raw_transaction(row.raw_transaction)
+        except Exception as error:
+            text = str(error).lower()
+            if "already known" not in text and "known transaction" not in text:
+                raise EvmRailError(f"the node refused the transaction: {error}") from None
+        row.broadcasts += 1
+        row.status = TxStatus.BROADCAST
+
+    async def _revert_reason(self, w3: AsyncWeb3, row: EvmTransaction, block_number: int) -> str:
+        """The node's words for the revert: the call replayed on the block's state."""
+        contract = w3.eth.contract(address=row.token_address, abi=ERC20_ABI)  # type: ignore[arg-type]
+        data = contract.encode_abi("transfer", args=[row.to_address, int(row.token_units)])
+        call = {"from": row.from_address, "to": row.token_address, "data": data}
+        for block in (block_number - 1, block_number):
+            try:
+                await w3.eth.call(call, block_identifier=block)  # type: ignore[arg-type]
+            except ContractLogicError as error:
+                return f"the transaction reverted: {error.message or error}"
+            except Exception:  # a node that keeps no old state: say what is known
+                break
+        return "the transaction reverted (receipt status 0)"
+
+    async def failure_reason(self, submission: Submission) -> str | None:
+        """Why a FAILED leg failed (the engine puts it on the leg and the transfer)."""
+        return (await self._row(submission)).failure_reason
+
+
+def signer_from(token: str, decrypt: Any) -> LocalAccount:
+    """The hot wallet from its encrypted private key (`decrypt`: the secret box's)."""
+    key = decrypt(token).strip()
+    try:
+        return Account.from_key(key)
+    except Exception:
+        raise EvmRailError("CORRIDOR_EVM_SIGNER_KEY does not hold a private key") from None
+
+
+def chain_of(rail: RailName, setting: EvmChainSetting) -> EvmChain:
+    inner = _sandbox_chain(rail)
+    return EvmChain(
+        rail=rail,
+        rpc_url=setting.rpc_url,
+        chain_id=setting.chain_id,
+        confirmations=setting.confirmations or inner.timing.confirmations,
+        tokens={
+            currency.upper(): EvmToken(address=token.address, decimals=token.decimals)
+            for currency, token in setting.tokens.items()
+        },
+    )
+
+
+def _sandbox_chain(rail: RailName) -> ChainAdapter:
+    inner = next(adapter for adapter in SANDBOX_ADAPTERS if adapter.name == rail)
+    assert isinstance(inner, ChainAdapter), rail
+    return inner
+
+
+def install_evm_rails(settings: Settings) -> list[RailName]:
+    """Serve the chains named by `evm_chains` on their nodes (the process's registry)."""
+    if not settings.evm_chains:
+        return []
+    if settings.evm_signer_key is None:
+        raise EvmRailError("CORRIDOR_EVM_CHAINS needs CORRIDOR_EVM_SIGNER_KEY (the hot wallet)")
+    signer = signer_from(
+        settings.evm_signer_key.get_secret_value(), secretbox.current().decrypt
+    )
+    installed = []
+    for name, setting in sorted(settings.evm_chains.items()):
+        rail = RailName(name)
+        registry.install(EvmRailAdapter(_sandbox_chain(rail), chain_of(rail, setting), signer))
+        installed.append(rail)
+    return installed

@@ -1,0 +1,123 @@
+"""Stablecoin payouts on a real EVM node (anvil): the leg settles after its confirmations
+with the chain's txHash, a reverted transfer fails the leg with the revert reason, a reorg
+before confirmation sends it back to waiting and it settles once; the chain's balances
+equal the ledger's."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from eth_account import Account
+from web3 import Web3
+
+from tests.evm.node import Node
+from tests.evm.support import HOT_WALLET_UNITS, evm_rail, pay_out, poll_later, transactions
+from tests.programs import needs
+from tests.transfers.conftest import assert_books_balance, event_types, fetch, settle
+
+pytestmark = needs("anvil")
+
+
+@pytest.fixture
+def rail(node: Node, install_rail):
+    installed = evm_rail(node)
+    install_rail(installed.adapter)
+    return installed
+
+
+@pytest.fixture
+def started(clock):
+    clock.set(datetime.now(UTC))
+    return clock
+
+
+async def test_a_payout_settles_after_its_confirmations_with_the_chains_hash(
+    app, tenant, customer, rail, started
+):
+    await customer.fund("USDC", 5_000_000)
+    recipient = Account.create().address
+    transfer = await pay_out(customer, recipient, 1_250_000)
+    await settle(app, tenant.organization_id)  # signed, then sent on the first poll
+    [sent] = await transactions(app, tenant.organization_id)
+    assert sent.status == "BROADCAST" and sent.nonce == 0
+    shown = await fetch(tenant.client, transfer["id"])
+    assert shown["status"] == "PROCESSING" and shown["txHash"] == sent.tx_hash
+    receipt = rail.node.w3.eth.get_transaction_receipt(sent.tx_hash)
+    assert receipt["status"] == 1 and receipt["to"] == rail.node.token.address  # type: ignore[attr-defined]
+    assert rail.node.balance(recipient) == 1_250_000  # on chain, not yet deep enough
+
+    await poll_later(app, started, tenant.organization_id)  # 1 of 3 confirmations
+    assert (await fetch(tenant.client, transfer["id"]))["status"] == "PROCESSING"
+    rail.node.mine(2)
+    await poll_later(app, started, tenant.organization_id)
+    done = await fetch(tenant.client, transfer["id"])
+    assert done["status"] == "COMPLETED" and done["txHash"] == sent.tx_hash
+    systems = await assert_books_balance(app, tenant.organization_id)
+    assert systems["RAIL_SETTLEMENT:USDC"] == rail.node.balance(recipient) == 1_250_000
+    assert rail.node.balance(rail.hot_wallet.address) == HOT_WALLET_UNITS - 1_250_000
+    assert (await customer.balance("USDC"))["total"] == 5_000_000 - 1_250_000
+
+
+async def test_a_reverted_transfer_fails_the_leg_with_the_reason(
+    app, tenant, customer, rail, started
+):
+    await customer.fund("USDC", 5_000_000)
+    recipient = Account.create().address
+    transfer = await pay_out(customer, recipient, 2_000_000)
+    rail.node.automine(False)
+    await settle(app, tenant.organization_id)  # signed (the gas estimate passed) and sent
+    # Another transaction, paying a higher tip, freezes the hot wallet in the same block,
+    # ahead of the payout: the payout reverts on chain.
+    freeze = rail.node.token.functions.freeze(rail.hot_wallet.address, True)  # type: ignore[attr-defined]
+    freeze.transact({"from": rail.node.deployer, "maxPriorityFeePerGas": 10**11})
+    rail.node.mine(1)
+    rail.node.automine(True)
+    rail.node.mine(2)
+    await poll_later(app, started, tenant.organization_id)
+    failed = await fetch(tenant.client, transfer["id"])
+    assert failed["status"] == "FAILED"
+    [leg] = [leg for leg in failed["legs"] if leg["type"] == "WITHDRAW_CRYPTO"]
+    assert leg["status"] == "FAILED"
+    assert "TestToken: sender frozen" in failed["systemRemark"]
+    [sent] = await transactions(app, tenant.organization_id)
+    assert sent.status == "FAILED" and "TestToken: sender frozen" in (sent.failure_reason or "")
+    assert rail.node.w3.eth.get_transaction_receipt(sent.tx_hash)["status"] == 0
+    assert rail.node.balance(recipient) == 0
+    await assert_books_balance(app, tenant.organization_id)
+    assert (await customer.balance("USDC"))["available"] == 5_000_000  # the money is back
+
+
+async def test_a_reorg_before_confirmation_sends_the_leg_back_and_it_settles_once(
+    app, tenant, customer, rail, started
+):
+    await customer.fund("USDC", 5_000_000)
+    recipient = Account.create().address
+    before_the_block = rail.node.snapshot()
+    transfer = await pay_out(customer, recipient, 3_000_000)
+    await settle(app, tenant.organization_id)
+    [sent] = await transactions(app, tenant.organization_id)
+    assert rail.node.balance(recipient) == 3_000_000
+    await poll_later(app, started, tenant.organization_id)  # mined: 1 of 3 confirmations
+    [mined] = await transactions(app, tenant.organization_id)
+    assert mined.status == "MINED" and mined.block_number is not None
+
+    rail.node.revert(before_the_block)  # the block carrying it is gone
+    assert rail.node.balance(recipient) == 0
+    rail.node.mine(5)  # a longer chain without it: it must not count as confirmed
+    await poll_later(app, started, tenant.organization_id)
+    [waiting] = await transactions(app, tenant.organization_id)
+    assert waiting.reorgs == 1 and waiting.tx_hash == sent.tx_hash
+    assert (await fetch(tenant.client, transfer["id"]))["status"] == "PROCESSING"
+
+    rail.node.mine(3)
+    await poll_later(app, started, tenant.organization_id)
+    await poll_later(app, started, tenant.organization_id)
+    done = await fetch(tenant.client, transfer["id"])
+    assert done["status"] == "COMPLETED" and done["txHash"] == sent.tx_hash
+    assert rail.node.balance(recipient) == 3_000_000  # paid once
+    kinds = await event_types(app, tenant.organization_id, transfer["id"])
+    assert kinds.count("transfer.completed") == 1
+    systems = await assert_books_balance(app, tenant.organization_id)
+    assert systems["RAIL_SETTLEMENT:USDC"] == 3_000_000
+    assert Web3.to_checksum_address(waiting.to_address) == recipient

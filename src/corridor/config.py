@@ -38,6 +38,8 @@ class EvmChainSetting(BaseModel):
     # figure of rails/chains.py (Ethereum 64, Base 300, Polygon 128).
     confirmations: int | None = Field(default=None, ge=1, le=10_000)
     tokens: dict[str, EvmTokenSetting] = Field(default_factory=dict)  # currency → contract
+    # The first block the deposit scan reads.
+    deposit_start_block: int = Field(default=0, ge=0)
 
 
 class Settings(BaseSettings):
@@ -199,6 +201,9 @@ class Settings(BaseSettings):
     # private key, encrypted with the server key (`corridor evm encrypt-key`).
     evm_chains: dict[str, EvmChainSetting] = Field(default_factory=dict)
     evm_signer_key: SecretStr | None = None
+    # The deposit addresses' seed phrase (BIP-39), encrypted with the server key; without
+    # it deposit wallets keep the sandbox's made-up addresses.
+    evm_deposit_mnemonic: SecretStr | None = None
 
     @field_validator(
         "rate_limit_sign_in_failures_per_email",

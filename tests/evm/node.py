@@ -4,6 +4,7 @@ free port, with the test token (tests/evm/TestToken.sol) deployed on it."""
 from __future__ import annotations
 
 import contextlib
+import secrets
 import socket
 import subprocess
 import time
@@ -76,6 +77,9 @@ def running_node(anvil: str) -> Iterator[Node]:
             assert time.monotonic() < deadline, "anvil did not answer"
             time.sleep(0.05)
         deployer = w3.eth.accounts[0]  # anvil's first unlocked account: 10,000 ETH
+        # A contract's address follows from its deployer's nonce: a random one gives each
+        # node's token an address of its own (the tests' database outlives the node).
+        w3.provider.make_request("anvil_setNonce", [deployer, hex(secrets.randbelow(2**32))])
         contract = w3.eth.contract(abi=ABI, bytecode=BYTECODE)
         tx_hash = contract.constructor("Test USD Coin", "TUSDC", 6).transact({"from": deployer})
         receipt = w3.eth.wait_for_transaction_receipt(tx_hash)

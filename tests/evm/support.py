@@ -13,7 +13,7 @@ from sqlalchemy import select
 from corridor.models.evm import EvmTransaction
 from corridor.rails.base import RailName
 from corridor.rails.chains import EthereumAdapter
-from corridor.rails.evm import EvmChain, EvmRailAdapter, EvmToken
+from corridor.rails.evm import EvmChain, EvmRailAdapter, EvmToken, HdDepositWallets
 from corridor.transfers.engine.advance import rail_poll_interval_s
 from tests.evm.node import Node, chain_id
 from tests.transfers.conftest import Customer, amount, create, settle
@@ -29,7 +29,11 @@ class Rail:
     adapter: EvmRailAdapter
 
 
-def evm_rail(node: Node, *, confirmations: int = 3) -> Rail:
+# anvil's own test phrase: the deposit addresses the tests derive from it.
+TEST_MNEMONIC = "test test test test test test test test test test test junk"
+
+
+def evm_rail(node: Node, *, confirmations: int = 3, mnemonic: str | None = None) -> Rail:
     hot_wallet = Account.create()
     node.fund(hot_wallet.address, token_units=HOT_WALLET_UNITS)
     chain = EvmChain(
@@ -39,7 +43,8 @@ def evm_rail(node: Node, *, confirmations: int = 3) -> Rail:
         confirmations=confirmations,
         tokens={"USDC": EvmToken(address=node.token.address, decimals=6)},  # type: ignore[attr-defined]
     )
-    return Rail(node, hot_wallet, EvmRailAdapter(EthereumAdapter(), chain, hot_wallet))
+    deposits = HdDepositWallets(mnemonic) if mnemonic else None
+    return Rail(node, hot_wallet, EvmRailAdapter(EthereumAdapter(), chain, hot_wallet, deposits))
 
 
 async def pay_out(customer: Customer, recipient: str, value: int) -> dict:

@@ -66,3 +66,59 @@ class EvmTransaction(Base):
     failure_reason: Mapped[str | None] = mapped_column(String(500))
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
+
+
+class EvmDepositAddress(Base):
+    """A deposit wallet's address, derived from the deposit seed at
+    m/44'/60'/0'/0/`hd_index` (BIP-32/44): the index is this row's number."""
+
+    __tablename__ = "evm_deposit_addresses"
+    __table_args__ = (
+        UniqueConstraint("address", name="uq_evm_deposit_addresses_address"),
+        UniqueConstraint("virtual_account_id", name="uq_evm_deposit_addresses_virtual_account_id"),
+    )
+
+    hd_index: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    )
+    # Set right after the row has its number (the address is derived from it).
+    address: Mapped[str | None] = mapped_column(String(42))
+    virtual_account_id: Mapped[str] = mapped_column(String(40))
+    organization_id: Mapped[str] = mapped_column(String(40))
+    created_at: Mapped[datetime]
+
+
+class EvmDepositLog(Base):
+    """A token Transfer log to a deposit address, credited once (its chain, transaction
+    and log index are unique) in the transaction that made its deposit."""
+
+    __tablename__ = "evm_deposit_logs"
+    __table_args__ = (
+        UniqueConstraint("chain", "tx_hash", "log_index", name="uq_evm_deposit_logs_log"),
+    )
+
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    )
+    chain: Mapped[str] = mapped_column(String(20))
+    tx_hash: Mapped[str] = mapped_column(String(66))
+    log_index: Mapped[int] = mapped_column(Integer)
+    block_number: Mapped[int] = mapped_column(BigInteger)
+    block_hash: Mapped[str] = mapped_column(String(66))
+    token_address: Mapped[str] = mapped_column(String(42))
+    from_address: Mapped[str] = mapped_column(String(42))
+    to_address: Mapped[str] = mapped_column(String(42))
+    token_units: Mapped[str] = mapped_column(String(78))
+    deposit_id: Mapped[str | None] = mapped_column(String(40))
+    created_at: Mapped[datetime]
+
+
+class EvmScanCursor(Base):
+    """The next block whose token logs a chain's deposit scan reads, per token contract."""
+
+    __tablename__ = "evm_scan_cursors"
+
+    chain: Mapped[str] = mapped_column(String(20), primary_key=True)
+    token_address: Mapped[str] = mapped_column(String(42), primary_key=True)
+    next_block: Mapped[int] = mapped_column(BigInteger)
+    updated_at: Mapped[datetime]

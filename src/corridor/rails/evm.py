@@ -45,7 +45,7 @@ from corridor.kit import secretbox
 from corridor.kit.db import current_unit_of_work
 from corridor.kit.logging import get_logger
 from corridor.kit.money import currency as currency_of
-from corridor.models.evm import EvmNonce, EvmTransaction
+from corridor.models.evm import EvmDepositAddress, EvmNonce, EvmTransaction
 from corridor.models.transfer import Transfer
 from corridor.rails import registry
 from corridor.rails.base import PaymentInstruction, RailName, RailStatus, Schedule, Submission
@@ -104,6 +104,9 @@ class EvmChain:
     chain_id: int
     confirmations: int
     tokens: Mapping[str, EvmToken] = field(default_factory=dict)  # currency → contract
+    # The first block the deposit scan reads (a chain's history before Corridor used it
+    # holds no deposit to it).
+    deposit_start_block: int = 0
 
 
 def token_units(amount_minor: int, currency: str, decimals: int) -> int:
@@ -156,12 +159,74 @@ async def _known_nonce(session: AsyncSession, *, chain: str, address: str) -> bo
     return found.scalar_one_or_none() is not None
 
 
+# BIP-44 for Ethereum (coin type 60): account 0, external chain, one index per address.
+deposit_path_prefix = "m/44'/60'/0'/0/"
+# Blocks one deposit scan asks a node's logs for at most (public nodes cap eth_getLogs).
+scan_blocks_max = 2_000
+TRANSFER_TOPIC = "0x" + AsyncWeb3.keccak(
+    text="Transfer(address,address,uint256)"
+).hex().removeprefix("0x")
+
+
+class HdDepositWallets:
+    """Deposit addresses derived from one seed phrase (BIP-39 words, BIP-32/44 paths):
+    every EVM chain shares them, as one key controls an address on every EVM chain."""
+
+    def __init__(self, mnemonic: str) -> None:
+        Account.enable_unaudited_hdwallet_features()
+        self._mnemonic = mnemonic
+        self.address_at(0)  # a bad phrase fails at start, not at the first deposit
+
+    def __repr__(self) -> str:  # never the phrase
+        return "HdDepositWallets()"
+
+    def address_at(self, index: int) -> str:
+        account = Account.from_mnemonic(
+            self._mnemonic, account_path=f"{deposit_path_prefix}{index}"
+        )
+        return str(account.address)
+
+    async def new_address(
+        self, session: AsyncSession, *, virtual_account_id: str, organization_id: str, now: datetime
+    ) -> str:
+        """The next index's address, kept for the deposit wallet (one per wallet)."""
+        row = EvmDepositAddress(
+            virtual_account_id=virtual_account_id, organization_id=organization_id, created_at=now
+        )
+        session.add(row)
+        await session.flush()  # its number is the index
+        row.address = self.address_at(row.hd_index)
+        await session.flush()
+        return row.address
+
+
+@dataclass(frozen=True)
+class TokenTransfer:
+    """A token Transfer log, read from a block deep enough to count."""
+
+    tx_hash: str
+    log_index: int
+    block_number: int
+    block_hash: str
+    token_address: str
+    from_address: str
+    to_address: str
+    units: int
+
+
 class EvmRailAdapter:
     """A chain rail paid on a real node, over the sandbox chain adapter's timing."""
 
-    def __init__(self, inner: ChainAdapter, chain: EvmChain, signer: LocalAccount) -> None:
+    def __init__(
+        self,
+        inner: ChainAdapter,
+        chain: EvmChain,
+        signer: LocalAccount,
+        deposits: HdDepositWallets | None = None,
+    ) -> None:
         assert inner.name == chain.rail and chain.rail in EVM_RAILS, (inner.name, chain.rail)
         self.inner, self.chain, self._signer = inner, chain, signer
+        self.deposits = deposits
         self.name: RailName = inner.name
         self.currencies = inner.currencies
 
@@ -340,7 +405,11 @@ class EvmRailAdapter:
 
     def _reorged(self, row: EvmTransaction, *, why: str) -> None:
         logger.warning(
-            "evm_transaction_reorged", chain=row.chain, leg_id=row.leg_id, tx_hash=row.tx_hash, why=why
+            "evm_transaction_reorged",
+            chain=row.chain,
+            leg_id=row.leg_id,
+            tx_hash=row.tx_hash,
+            why=why,
         )
         row.reorgs += 1
         row.block_number = row.block_hash = None
@@ -370,6 +439,45 @@ class EvmRailAdapter:
                 break
         return "the transaction reverted (receipt status 0)"
 
+    # --- deposits --------------------------------------------------------------------------
+
+    async def confirmed_transfers(
+        self, *, token: EvmToken, from_block: int
+    ) -> tuple[list[TokenTransfer], int]:
+        """The token's Transfer logs from `from_block` up to the newest block that has its
+        confirmations (at most `scan_blocks_max` blocks), and the next block to read."""
+        async with self.client() as w3:
+            head = await w3.eth.block_number
+            last = min(head - self.chain.confirmations + 1, from_block + scan_blocks_max - 1)
+            if last < from_block:
+                return [], from_block
+            logs = await w3.eth.get_logs(
+                {
+                    "address": AsyncWeb3.to_checksum_address(token.address),
+                    "topics": [TRANSFER_TOPIC],
+                    "fromBlock": from_block,
+                    "toBlock": last,
+                }
+            )
+        found = []
+        for log in logs:
+            topics = log["topics"]
+            if len(topics) != 3:  # not an ERC-20 Transfer (an ERC-721 one has 4)
+                continue
+            found.append(
+                TokenTransfer(
+                    tx_hash=_hex(log["transactionHash"]),
+                    log_index=int(log["logIndex"]),
+                    block_number=int(log["blockNumber"]),
+                    block_hash=_hex(log["blockHash"]),
+                    token_address=AsyncWeb3.to_checksum_address(log["address"]),
+                    from_address=AsyncWeb3.to_checksum_address(bytes(topics[1])[-20:]),
+                    to_address=AsyncWeb3.to_checksum_address(bytes(topics[2])[-20:]),
+                    units=int.from_bytes(bytes(log["data"]), "big"),
+                )
+            )
+        return found, last + 1
+
     async def failure_reason(self, submission: Submission) -> str | None:
         """Why a FAILED leg failed (the engine puts it on the leg and the transfer)."""
         return (await self._row(submission)).failure_reason
@@ -384,6 +492,19 @@ def signer_from(token: str, decrypt: Any) -> LocalAccount:
         raise EvmRailError("CORRIDOR_EVM_SIGNER_KEY does not hold a private key") from None
 
 
+def minor_units(units: int, currency: str, decimals: int) -> int:
+    """A token amount in the currency's minor units (rounded down below a minor unit)."""
+    exponent = currency_of(currency).exponent
+    if decimals >= exponent:
+        return units // 10 ** (decimals - exponent)
+    return units * 10 ** (exponent - decimals)
+
+
+def installed_evm_adapters() -> list[EvmRailAdapter]:
+    adapters = [registry.adapter_for(rail) for rail in sorted(EVM_RAILS)]
+    return [adapter for adapter in adapters if isinstance(adapter, EvmRailAdapter)]
+
+
 def chain_of(rail: RailName, setting: EvmChainSetting) -> EvmChain:
     inner = _sandbox_chain(rail)
     return EvmChain(
@@ -391,6 +512,7 @@ def chain_of(rail: RailName, setting: EvmChainSetting) -> EvmChain:
         rpc_url=setting.rpc_url,
         chain_id=setting.chain_id,
         confirmations=setting.confirmations or inner.timing.confirmations,
+        deposit_start_block=setting.deposit_start_block,
         tokens={
             currency.upper(): EvmToken(address=token.address, decimals=token.decimals)
             for currency, token in setting.tokens.items()
@@ -410,12 +532,15 @@ def install_evm_rails(settings: Settings) -> list[RailName]:
         return []
     if settings.evm_signer_key is None:
         raise EvmRailError("CORRIDOR_EVM_CHAINS needs CORRIDOR_EVM_SIGNER_KEY (the hot wallet)")
-    signer = signer_from(
-        settings.evm_signer_key.get_secret_value(), secretbox.current().decrypt
-    )
+    signer = signer_from(settings.evm_signer_key.get_secret_value(), secretbox.current().decrypt)
+    deposits = None
+    if settings.evm_deposit_mnemonic is not None:
+        phrase = secretbox.current().decrypt(settings.evm_deposit_mnemonic.get_secret_value())
+        deposits = HdDepositWallets(phrase.strip())
     installed = []
     for name, setting in sorted(settings.evm_chains.items()):
         rail = RailName(name)
-        registry.install(EvmRailAdapter(_sandbox_chain(rail), chain_of(rail, setting), signer))
+        chain = chain_of(rail, setting)
+        registry.install(EvmRailAdapter(_sandbox_chain(rail), chain, signer, deposits))
         installed.append(rail)
     return installed

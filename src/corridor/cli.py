@@ -1058,6 +1058,25 @@ def _moment(text: str, now, option: str):
 reencrypt_batch_endpoints = 200
 
 
+@app.command("encrypt-secret")
+def encrypt_secret() -> None:
+    """Encrypt a secret read from standard input with the server key and print it.
+
+    For the settings that hold a secret encrypted (CORRIDOR_EVM_SIGNER_KEY, the hot
+    wallet's private key; CORRIDOR_EVM_DEPOSIT_MNEMONIC, the deposit seed phrase): read
+    from stdin, never from the command line, so it stays out of shell history."""
+    from corridor.app import install_secret_box
+    from corridor.kit import secretbox
+
+    settings = get_settings()
+    install_secret_box(settings)
+    secret = sys.stdin.read().strip()
+    if not secret:
+        errors.print("Error: nothing to encrypt: pipe the secret to standard input")
+        raise typer.Exit(code=1)
+    console.print(secretbox.current().encrypt(secret), soft_wrap=True, highlight=False)
+
+
 @app.command("reencrypt-secrets")
 def reencrypt_secrets() -> None:
     """Encrypt every stored webhook signing secret again under CORRIDOR_SECRET_KEY.

@@ -34,6 +34,7 @@ from typing import Any
 
 from eth_account import Account
 from eth_account.signers.local import LocalAccount
+from eth_typing import HexStr
 from sqlalchemy import select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -127,7 +128,7 @@ def _hex(value: Any) -> str:
     return value.to_0x_hex() if hasattr(value, "to_0x_hex") else str(value)
 
 
-def _insert(session: AsyncSession):  # type: ignore[no-untyped-def]
+def _insert(session: AsyncSession) -> Any:
     dialect = session.get_bind().dialect.name
     return postgresql.insert if dialect == "postgresql" else sqlite.insert
 
@@ -298,7 +299,7 @@ class EvmRailAdapter:
             tip = int(await w3.eth.max_priority_fee)
             first = 0
             if not await _known_nonce(session, chain=chain, address=self.address):
-                first = await w3.eth.get_transaction_count(self.address, "pending")
+                first = await w3.eth.get_transaction_count(self._signer.address, "pending")
         gas_limit = estimate * (100 + gas_margin_percent) // 100
         max_fee = 2 * base_fee + tip
         async with session.begin_nested():  # the nonce and its transaction, or neither
@@ -417,7 +418,7 @@ class EvmRailAdapter:
 
     async def _broadcast(self, w3: AsyncWeb3, row: EvmTransaction) -> None:
         try:
-            await w3.eth.send_raw_transaction(row.raw_transaction)
+            await w3.eth.send_raw_transaction(HexStr(row.raw_transaction))
         except Exception as error:
             text = str(error).lower()
             if "already known" not in text and "known transaction" not in text:
@@ -427,7 +428,8 @@ class EvmRailAdapter:
 
     async def _revert_reason(self, w3: AsyncWeb3, row: EvmTransaction, block_number: int) -> str:
         """The node's words for the revert: the call replayed on the block's state."""
-        contract = w3.eth.contract(address=row.token_address, abi=ERC20_ABI)  # type: ignore[arg-type]
+        token_address = AsyncWeb3.to_checksum_address(row.token_address)
+        contract = w3.eth.contract(address=token_address, abi=ERC20_ABI)
         data = contract.encode_abi("transfer", args=[row.to_address, int(row.token_units)])
         call = {"from": row.from_address, "to": row.token_address, "data": data}
         for block in (block_number - 1, block_number):

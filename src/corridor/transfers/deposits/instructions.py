@@ -158,6 +158,7 @@ async def _derived_address(
 ) -> str | None:
     """A chain paid on a real node with a deposit seed gives the wallet its next HD address
     (rails/evm.py); the sandbox's chains keep the made-up one."""
+    assert wallet.payment_rail is not None
     deposits = getattr(adapter_for(RailName(wallet.payment_rail)), "deposits", None)
     if deposits is None:
         return None

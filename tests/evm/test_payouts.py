@@ -78,7 +78,7 @@ async def test_a_reverted_transfer_fails_the_leg_with_the_reason(
     failed = await fetch(tenant.client, transfer["id"])
     assert failed["status"] == "FAILED"
     [leg] = [leg for leg in failed["legs"] if leg["type"] == "WITHDRAW_CRYPTO"]
-    assert leg["status"] == "FAILED"
+    assert leg["status"] == "FAILED" and "TestToken: sender frozen" in leg["failureReason"]
     assert "TestToken: sender frozen" in failed["systemRemark"]
     [sent] = await transactions(app, tenant.organization_id)
     assert sent.status == "FAILED" and "TestToken: sender frozen" in (sent.failure_reason or "")

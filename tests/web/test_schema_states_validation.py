@@ -97,6 +97,8 @@ KNOWN = {
     # whsec_ and base64 of 24 to 64 random bytes (the description says so).
     ("POST", "/v1/webhooks/endpoints", "secret"),
     ("POST", "/v1/webhooks/endpoints/{endpoint_id}/secret/rotate", "key"),
+    # A bank's file: a NACHA file or an ISO 20022 message (the description says which).
+    ("POST", "/v1/sandbox/bank-files/imports", "content"),
 }
 
 

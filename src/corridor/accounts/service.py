@@ -159,7 +159,7 @@ async def fund_in_sandbox(
     if amount <= 0:
         raise ValidationFailed("amount.value", "must be greater than zero")
     assert account.customer_id is not None
-    customer = await session.get(Customer, account.customer_id)
+    customer = await repository.customer(session, account.customer_id)
     assert customer is not None, "a balance account belongs to a customer of its organization"
     if customer.status != ACTIVE:
         raise InvalidState(

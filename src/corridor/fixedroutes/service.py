@@ -286,7 +286,7 @@ def _event(session: AsyncSession, event_type: str, found: RouteWithAccount, *, n
 
 
 async def _account(session: AsyncSession, route: FixedRoute) -> VirtualAccount:
-    account = await session.get(VirtualAccount, route.virtual_account_id)
+    account = await repository.virtual_account(session, route.virtual_account_id)
     assert account is not None, route.id
     return account
 

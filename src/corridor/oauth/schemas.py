@@ -9,6 +9,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictStr
 
 from corridor.auth.callers import ToolConfirmation
 from corridor.auth.schemas import TOOL_CONFIRMATION_DESCRIPTION
+from corridor.auth.scopes import Scope
 from corridor.kit.schemas import (
     RequestModel,
     ResponseModel,
@@ -89,7 +90,7 @@ class OAuthGrantRead(ResponseModel):
         "the organization, with the scopes listed",
         examples=[None],
     )
-    scopes: list[str] = Field(examples=[["transfers:read", "accounts:read"]])
+    scopes: list[str] = Field(examples=[[Scope.TRANSFERS_READ.value, Scope.ACCOUNTS_READ.value]])
     tool_confirmation: ToolConfirmation = Field(description=TOOL_CONFIRMATION_DESCRIPTION)
     resource: str = Field(
         description="The MCP server its tokens are for (RFC 8707)",

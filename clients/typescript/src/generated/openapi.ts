@@ -1591,6 +1591,183 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandbox/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the sandbox clock
+         * @description The organization's time in the sandbox: real time until it is advanced. 404 in
+         *     production.
+         */
+        get: operations["read_clock_v1_sandbox_clock_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandbox/clock/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Advance the sandbox clock
+         * @description Move the organization's clock forward, by `seconds` or `to` an instant (never
+         *     backwards), as Stripe's test clocks do. Everything that reads the time for this
+         *     organization follows it: cutoffs and settlement windows of its transfers, bank files,
+         *     agent spend windows and mandate periods, statement months. Work that came due (a
+         *     window's cutoff, a settlement, a scheduled step) is done by the workers within
+         *     seconds of the advance. `freeze: true` stops the clock at its new time until the
+         *     next advance. Needs `sandbox:write`; 404 in production.
+         */
+        post: operations["advance_clock_v1_sandbox_clock_advance_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandbox/clock/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset the sandbox clock
+         * @description Back to real time, running. Work already scheduled at the advanced time waits for
+         *     real time to reach it. Needs `sandbox:write`; 404 in production.
+         */
+        post: operations["reset_clock_v1_sandbox_clock_reset_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bank-files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List bank files
+         * @description The files written for the bank (a NACHA file or a pain.001 per rail and window)
+         *     and those it sent back (returns, notifications of change, status reports), newest
+         *     first.
+         */
+        get: operations["list_bank_files_v1_bank_files_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bank-files/{bank_file_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a bank file
+         * @description A bank file's record: its window, counts, totals, upload state, or (incoming) what
+         *     reading it did.
+         */
+        get: operations["get_bank_file_v1_bank_files__bank_file_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bank-files/{bank_file_id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a bank file
+         * @description The file itself, byte for byte: `text/plain` for NACHA, `application/xml` for
+         *     ISO 20022.
+         */
+        get: operations["get_bank_file_content_v1_bank_files__bank_file_id__content_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bank-files/{bank_file_id}/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a bank file's entries
+         * @description The payments an outgoing file carries (at most 10,000), or those an incoming file
+         *     answered, with their state.
+         */
+        get: operations["list_bank_file_entries_v1_bank_files__bank_file_id__entries_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandbox/bank-files/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a file from the bank (sandbox)
+         * @description Read a file as if the bank had sent it: a NACHA return/NOC file, or an ISO 20022
+         *     pain.002, pacs.002, pacs.004 or camt.054. Returns reverse or fail their transfers,
+         *     rejections fail them with the bank's reason, NOCs emit `bank_file.change_notified`.
+         *     The same content imported again changes nothing and answers the first import. In
+         *     production the bank's files arrive only over the bank connection (403 `sandbox_only`).
+         */
+        post: operations["import_bank_file_v1_sandbox_bank_files_imports_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents": {
         parameters: {
             query?: never;
@@ -2494,6 +2671,73 @@ export interface paths {
          *     run's user. A second decision, or one past its expiry: 409.
          */
         post: operations["decide_v1_tool_confirmations__confirmation_id__decision_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth-grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List connected apps
+         * @description The MCP clients an owner connected by OAuth (docs/mcp.md), newest first, revoked ones
+         *     included (`revokedAt` set). Needs `api_keys:manage`.
+         */
+        get: operations["list_grants_v1_oauth_grants_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth-grants/{grant_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a connected app
+         * @description One grant: its client, the scopes or agent it holds, when it last got a token.
+         */
+        get: operations["get_grant_v1_oauth_grants__grant_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a connected app
+         * @description Set when its write tool calls wait for a person (`toolConfirmation`; owner only: a
+         *     console session or an unrestricted key). Tokens it holds follow at once.
+         */
+        patch: operations["update_grant_v1_oauth_grants__grant_id__patch"];
+        trace?: never;
+    };
+    "/v1/oauth-grants/{grant_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a connected app
+         * @description Immediate and final: its access and refresh tokens stop working at once (the client
+         *     must ask its person to connect again). Revoking a revoked grant changes nothing.
+         */
+        post: operations["revoke_grant_v1_oauth_grants__grant_id__revoke_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3992,6 +4236,173 @@ export interface components {
             reason?: string | null;
         };
         /**
+         * BankFileEntries
+         * @example {
+         *       "data": [
+         *         {
+         *           "transferId": "tfr_01m8a2p1j5k6m7n8p9q0r1s2t3",
+         *           "legId": "tleg_01m8a2p1j9v2w3x4y5z6a7b8c9",
+         *           "rail": "ACH_SAME_DAY",
+         *           "direction": "CREDIT",
+         *           "amount": "25000",
+         *           "currency": "USD",
+         *           "reference": "123456780000001",
+         *           "status": "RETURNED",
+         *           "effectiveDate": "2026-11-18",
+         *           "windowCutoffAt": "2026-11-18T15:30:00.000Z",
+         *           "reasonCode": "R01",
+         *           "reason": "R01: Insufficient funds",
+         *           "changes": null
+         *         }
+         *       ]
+         *     }
+         */
+        BankFileEntries: {
+            /** Data */
+            data: components["schemas"]["BankFileEntryRead"][];
+        };
+        /** BankFileEntryRead */
+        BankFileEntryRead: {
+            /** Transferid */
+            transferId: string;
+            /** Legid */
+            legId: string;
+            /** Rail */
+            rail: string;
+            /** Direction */
+            direction: string;
+            /**
+             * Amount
+             * @description Minor units
+             */
+            amount: string;
+            /** Currency */
+            currency: string;
+            /**
+             * Reference
+             * @description ACH trace number, SEPA end-to-end id or SWIFT UETR
+             */
+            reference: string;
+            /**
+             * Status
+             * @description QUEUED, FILED, ACCEPTED, SETTLED, REJECTED or RETURNED
+             */
+            status: string;
+            /** Effectivedate */
+            effectiveDate: string;
+            /** Windowcutoffat */
+            windowCutoffAt: string;
+            /** Reasoncode */
+            reasonCode: string | null;
+            /** Reason */
+            reason: string | null;
+            /**
+             * Changes
+             * @description Notifications of change the bank sent
+             */
+            changes: unknown[] | null;
+        };
+        /**
+         * BankFileImport
+         * @example {
+         *       "content": "101 123456780 12345678902611191200A094101…",
+         *       "name": "returns-20261119.ach"
+         *     }
+         */
+        BankFileImport: {
+            /**
+             * Name
+             * @description The file's name
+             */
+            name: string;
+            /**
+             * Content
+             * @description The file as the bank sent it: a NACHA return/NOC file, or an ISO 20022 pain.002, pacs.002, pacs.004 or camt.054 message
+             */
+            content: string;
+        };
+        /**
+         * BankFileRead
+         * @example {
+         *       "id": "bkf_01m8a2q7c9x4yz3k8w5r6t1v0n",
+         *       "direction": "OUTGOING",
+         *       "format": "NACHA",
+         *       "rail": "ACH_SAME_DAY",
+         *       "windowCutoffAt": "2026-11-18T15:30:00.000Z",
+         *       "name": "ACH_SAME_DAY-20261118T1530Z-bkf_01m8a2q7c9x4yz3k8w5r6t1v0n.ach",
+         *       "sha256": "9f2c1e0d6b4a3f5e7d8c9b0a1f2e3d4c5b6a7f8e9d0c1b2a3f4e5d6c7b8a9f0e",
+         *       "entryCount": 2,
+         *       "creditTotal": "35000",
+         *       "debitTotal": "0",
+         *       "currency": "USD",
+         *       "status": "UPLOADED",
+         *       "uploadAttempts": 0,
+         *       "uploadedAt": "2026-11-18T15:30:01.000Z",
+         *       "lastError": null,
+         *       "summary": null,
+         *       "createdAt": "2026-11-18T15:30:00.000Z"
+         *     }
+         */
+        BankFileRead: {
+            /** Id */
+            id: string;
+            /**
+             * Direction
+             * @description OUTGOING (for the bank) or INCOMING (from it)
+             */
+            direction: string;
+            /**
+             * Format
+             * @description NACHA or PAIN_001 (outgoing); NACHA_RETURN, PAIN_002, PACS_002, PACS_004 or CAMT_054 (incoming)
+             */
+            format: string;
+            /** Rail */
+            rail: string | null;
+            /**
+             * Windowcutoffat
+             * @description The cutoff of the window it carries
+             */
+            windowCutoffAt: string | null;
+            /** Name */
+            name: string;
+            /** Sha256 */
+            sha256: string;
+            /** Entrycount */
+            entryCount: number;
+            /**
+             * Credittotal
+             * @description Minor units
+             */
+            creditTotal: string;
+            /**
+             * Debittotal
+             * @description Minor units
+             */
+            debitTotal: string;
+            /** Currency */
+            currency: string | null;
+            /**
+             * Status
+             * @description WRITTEN or UPLOADED (outgoing); APPLIED or FAILED (incoming)
+             */
+            status: string;
+            /** Uploadattempts */
+            uploadAttempts: number;
+            /** Uploadedat */
+            uploadedAt: string | null;
+            /** Lasterror */
+            lastError: string | null;
+            /**
+             * Summary
+             * @description What reading an incoming file did: answers applied, entries unknown
+             */
+            summary: {
+                [key: string]: unknown;
+            } | null;
+            /** Createdat */
+            createdAt: string;
+        };
+        /**
          * BeneficiaryType
          * @enum {string}
          */
@@ -4258,6 +4669,57 @@ export interface components {
             migrations: components["schemas"]["MigrationsCheck"];
             workers: components["schemas"]["WorkersCheck"];
             replica: components["schemas"]["ReplicaCheck"];
+        };
+        /**
+         * ClockAdvance
+         * @example {
+         *       "seconds": 86400
+         *     }
+         * @example {
+         *       "to": "2026-12-01T15:30:00Z"
+         *     }
+         */
+        ClockAdvance: {
+            /**
+             * Seconds
+             * @description How far to move the clock forward, in seconds.
+             */
+            seconds?: number | null;
+            /**
+             * To
+             * @description The instant to move the clock to (ISO 8601 with a zone); never earlier than the clock's now.
+             */
+            to?: string | null;
+            /**
+             * Freeze
+             * @description true: the clock stands still at its new time until advanced again (Stripe's test clocks); false: it runs on from there. Absent: as it was.
+             */
+            freeze?: boolean | null;
+        };
+        /**
+         * ClockRead
+         * @example {
+         *       "now": "2026-11-19T12:00:00.000Z",
+         *       "frozen": false,
+         *       "offsetSeconds": 86400
+         *     }
+         */
+        ClockRead: {
+            /**
+             * Now
+             * @description The organization's time (ISO 8601 UTC).
+             */
+            now: string;
+            /**
+             * Frozen
+             * @description Whether the clock stands still until advanced.
+             */
+            frozen: boolean;
+            /**
+             * Offsetseconds
+             * @description How far the clock is ahead of real time, in whole seconds.
+             */
+            offsetSeconds: number;
         };
         /**
          * ComplianceRequirementsRead
@@ -5068,6 +5530,11 @@ export interface components {
              */
             txHash?: string | null;
         };
+        /**
+         * Direction
+         * @enum {string}
+         */
+        Direction: "OUTGOING" | "INCOMING";
         /**
          * DisabledReason
          * @enum {string}
@@ -6314,6 +6781,45 @@ export interface components {
             hasMore: boolean;
         };
         /**
+         * ListResponse[BankFileRead]
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "bkf_01m8a2q7c9x4yz3k8w5r6t1v0n",
+         *           "direction": "OUTGOING",
+         *           "format": "NACHA",
+         *           "rail": "ACH_SAME_DAY",
+         *           "windowCutoffAt": "2026-11-18T15:30:00.000Z",
+         *           "name": "ACH_SAME_DAY-20261118T1530Z-bkf_01m8a2q7c9x4yz3k8w5r6t1v0n.ach",
+         *           "sha256": "9f2c1e0d6b4a3f5e7d8c9b0a1f2e3d4c5b6a7f8e9d0c1b2a3f4e5d6c7b8a9f0e",
+         *           "entryCount": 2,
+         *           "creditTotal": "35000",
+         *           "debitTotal": "0",
+         *           "currency": "USD",
+         *           "status": "UPLOADED",
+         *           "uploadAttempts": 0,
+         *           "uploadedAt": "2026-11-18T15:30:01.000Z",
+         *           "lastError": null,
+         *           "summary": null,
+         *           "createdAt": "2026-11-18T15:30:00.000Z"
+         *         }
+         *       ],
+         *       "nextCursor": null,
+         *       "hasMore": false
+         *     }
+         */
+        ListResponse_BankFileRead_: {
+            /** Data */
+            data: components["schemas"]["BankFileRead"][];
+            /**
+             * Nextcursor
+             * @description Pass as `cursor` for the next page
+             */
+            nextCursor?: string | null;
+            /** Hasmore */
+            hasMore: boolean;
+        };
+        /**
          * ListResponse[CounterpartyRead]
          * @example {
          *       "data": [
@@ -6650,6 +7156,49 @@ export interface components {
         ListResponse_FixedRouteRead_: {
             /** Data */
             data: components["schemas"]["FixedRouteRead"][];
+            /**
+             * Nextcursor
+             * @description Pass as `cursor` for the next page
+             */
+            nextCursor?: string | null;
+            /** Hasmore */
+            hasMore: boolean;
+        };
+        /**
+         * ListResponse[OAuthGrantRead]
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "oag_01m8f7p9ty1fne4n6dy05rx3cn",
+         *           "client": {
+         *             "id": "ocl_01m8f7p9t7cwm7nhmpek38tmyx",
+         *             "name": "Desk Client",
+         *             "redirectUris": [
+         *               "http://127.0.0.1:33418/callback"
+         *             ],
+         *             "createdAt": "2026-11-27T19:28:37.190Z"
+         *           },
+         *           "agentId": null,
+         *           "scopes": [
+         *             "accounts:read",
+         *             "transfers:read"
+         *           ],
+         *           "toolConfirmation": "always",
+         *           "resource": "https://corridor.example.com/mcp",
+         *           "createdBy": "usr_01m8f7p9m48b2gkvey48vm77cg",
+         *           "createdAt": "2026-11-27T19:28:37.213Z",
+         *           "lastTokenAt": "2026-11-27T19:28:37.213Z",
+         *           "revokedAt": null,
+         *           "revokedReason": null
+         *         }
+         *       ],
+         *       "nextCursor": null,
+         *       "hasMore": false
+         *     }
+         */
+        ListResponse_OAuthGrantRead_: {
+            /** Data */
+            data: components["schemas"]["OAuthGrantRead"][];
             /**
              * Nextcursor
              * @description Pass as `cursor` for the next page
@@ -7322,6 +7871,115 @@ export interface components {
             transfers: components["schemas"]["NonBalanceItemRead"][];
             /** Generatedat */
             generatedAt: string;
+        };
+        /** OAuthClientRead */
+        OAuthClientRead: {
+            /**
+             * Id
+             * @description The client_id it registered with
+             * @example ocl_01jd3x0p6x9e3k2v1m8q4r7s5t
+             */
+            id: string;
+            /**
+             * Name
+             * @description The name it gave itself (client_name): unverified
+             * @example Claude
+             */
+            name: string | null;
+            /**
+             * Redirecturis
+             * @example [
+             *       "http://127.0.0.1:33418/callback"
+             *     ]
+             */
+            redirectUris: string[];
+            /** Createdat */
+            createdAt: string;
+        };
+        /**
+         * OAuthGrantRead
+         * @example {
+         *       "id": "oag_01m8f7p9ty1fne4n6dy05rx3cn",
+         *       "client": {
+         *         "id": "ocl_01m8f7p9t7cwm7nhmpek38tmyx",
+         *         "name": "Desk Client",
+         *         "redirectUris": [
+         *           "http://127.0.0.1:33418/callback"
+         *         ],
+         *         "createdAt": "2026-11-27T19:28:37.190Z"
+         *       },
+         *       "agentId": null,
+         *       "scopes": [
+         *         "accounts:read",
+         *         "transfers:read"
+         *       ],
+         *       "toolConfirmation": "always",
+         *       "resource": "https://corridor.example.com/mcp",
+         *       "createdBy": "usr_01m8f7p9m48b2gkvey48vm77cg",
+         *       "createdAt": "2026-11-27T19:28:37.213Z",
+         *       "lastTokenAt": "2026-11-27T19:28:37.213Z",
+         *       "revokedAt": null,
+         *       "revokedReason": null
+         *     }
+         */
+        OAuthGrantRead: {
+            /**
+             * Id
+             * @example oag_01jd3x0p6x9e3k2v1m8q4r7s5t
+             */
+            id: string;
+            client: components["schemas"]["OAuthClientRead"];
+            /**
+             * Agentid
+             * @description The agent the client acts as (its limits and mandates apply), or null: the organization, with the scopes listed
+             * @example null
+             */
+            agentId: string | null;
+            /**
+             * Scopes
+             * @example [
+             *       "transfers:read",
+             *       "accounts:read"
+             *     ]
+             */
+            scopes: string[];
+            /** @description When a write tool (MCP) called with this key waits for a person to confirm it: `always`, `over_limit` (only what would exceed its agent's limits or mandate) or `never`. */
+            toolConfirmation: components["schemas"]["ToolConfirmation"];
+            /**
+             * Resource
+             * @description The MCP server its tokens are for (RFC 8707)
+             * @example https://corridor.example.com/mcp
+             */
+            resource: string;
+            /**
+             * Createdby
+             * @description The console user who consented (usr_…)
+             */
+            createdBy: string;
+            /** Createdat */
+            createdAt: string;
+            /**
+             * Lasttokenat
+             * @description When the client last got an access token
+             */
+            lastTokenAt: string;
+            /** Revokedat */
+            revokedAt?: string | null;
+            /**
+             * Revokedreason
+             * @description revoked_by_owner, revoked_by_client, refresh_token_reused (a refresh token was presented again after it was rotated) or code_reused
+             */
+            revokedReason?: string | null;
+        };
+        /**
+         * OAuthGrantUpdate
+         * @example {
+         *       "toolConfirmation": "always"
+         *     }
+         */
+        OAuthGrantUpdate: {
+            /** @description When a write tool (MCP) called with this key waits for a person to confirm it: `always`, `over_limit` (only what would exceed its agent's limits or mandate) or `never`. */
+            toolConfirmation: components["schemas"]["ToolConfirmation"];
         };
         /**
          * Ok
@@ -22255,6 +22913,814 @@ export interface operations {
             };
         };
     };
+    read_clock_v1_sandbox_clock_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "now": "2026-11-19T12:00:00.000Z",
+                     *       "frozen": false,
+                     *       "offsetSeconds": 86400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClockRead"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    advance_clock_v1_sandbox_clock_advance_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClockAdvance"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "now": "2026-11-19T12:00:00.000Z",
+                     *       "frozen": false,
+                     *       "offsetSeconds": 86400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClockRead"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reset_clock_v1_sandbox_clock_reset_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "now": "2026-11-19T12:00:00.000Z",
+                     *       "frozen": false,
+                     *       "offsetSeconds": 86400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClockRead"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_bank_files_v1_bank_files_get: {
+        parameters: {
+            query?: {
+                /** @description OUTGOING or INCOMING */
+                direction?: components["schemas"]["Direction"] | null;
+                rail?: string | null;
+                status?: string | null;
+                /** @description Items per page, 1 to 250 */
+                limit?: number;
+                /** @description `nextCursor` of the previous page */
+                cursor?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "bkf_01m8a2q7c9x4yz3k8w5r6t1v0n",
+                     *           "direction": "OUTGOING",
+                     *           "format": "NACHA",
+                     *           "rail": "ACH_SAME_DAY",
+                     *           "windowCutoffAt": "2026-11-18T15:30:00.000Z",
+                     *           "name": "ACH_SAME_DAY-20261118T1530Z-bkf_01m8a2q7c9x4yz3k8w5r6t1v0n.ach",
+                     *           "sha256": "9f2c1e0d6b4a3f5e7d8c9b0a1f2e3d4c5b6a7f8e9d0c1b2a3f4e5d6c7b8a9f0e",
+                     *           "entryCount": 2,
+                     *           "creditTotal": "35000",
+                     *           "debitTotal": "0",
+                     *           "currency": "USD",
+                     *           "status": "UPLOADED",
+                     *           "uploadAttempts": 0,
+                     *           "uploadedAt": "2026-11-18T15:30:01.000Z",
+                     *           "lastError": null,
+                     *           "summary": null,
+                     *           "createdAt": "2026-11-18T15:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListResponse_BankFileRead_"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_bank_file_v1_bank_files__bank_file_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bank_file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "bkf_01m8a2q7c9x4yz3k8w5r6t1v0n",
+                     *       "direction": "OUTGOING",
+                     *       "format": "NACHA",
+                     *       "rail": "ACH_SAME_DAY",
+                     *       "windowCutoffAt": "2026-11-18T15:30:00.000Z",
+                     *       "name": "ACH_SAME_DAY-20261118T1530Z-bkf_01m8a2q7c9x4yz3k8w5r6t1v0n.ach",
+                     *       "sha256": "9f2c1e0d6b4a3f5e7d8c9b0a1f2e3d4c5b6a7f8e9d0c1b2a3f4e5d6c7b8a9f0e",
+                     *       "entryCount": 2,
+                     *       "creditTotal": "35000",
+                     *       "debitTotal": "0",
+                     *       "currency": "USD",
+                     *       "status": "UPLOADED",
+                     *       "uploadAttempts": 0,
+                     *       "uploadedAt": "2026-11-18T15:30:01.000Z",
+                     *       "lastError": null,
+                     *       "summary": null,
+                     *       "createdAt": "2026-11-18T15:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BankFileRead"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_bank_file_content_v1_bank_files__bank_file_id__content_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bank_file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example 101 123456780 12345678902611181530A094101CORRIDOR SANDBOX BANK  ACME PAYMENTS
+                     *     5220ACME PAYMENTS                       1234567890PPDPAYMENT         261118   1123456780000001
+                     *     …
+                     */
+                    "text/plain": string;
+                    /**
+                     * @example <?xml version="1.0" encoding="UTF-8"?>
+                     *     <Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.09"><CstmrCdtTrfInitn><GrpHdr><MsgId>bkf_01m8a2q7c9x4yz3k8w5r6t1v0n</MsgId>…</GrpHdr>…</CstmrCdtTrfInitn></Document>
+                     */
+                    "application/xml": string;
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_bank_file_entries_v1_bank_files__bank_file_id__entries_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bank_file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "transferId": "tfr_01m8a2p1j5k6m7n8p9q0r1s2t3",
+                     *           "legId": "tleg_01m8a2p1j9v2w3x4y5z6a7b8c9",
+                     *           "rail": "ACH_SAME_DAY",
+                     *           "direction": "CREDIT",
+                     *           "amount": "25000",
+                     *           "currency": "USD",
+                     *           "reference": "123456780000001",
+                     *           "status": "RETURNED",
+                     *           "effectiveDate": "2026-11-18",
+                     *           "windowCutoffAt": "2026-11-18T15:30:00.000Z",
+                     *           "reasonCode": "R01",
+                     *           "reason": "R01: Insufficient funds",
+                     *           "changes": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BankFileEntries"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    import_bank_file_v1_sandbox_bank_files_imports_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BankFileImport"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "bkf_01m8a2q7c9x4yz3k8w5r6t1v0n",
+                     *       "direction": "OUTGOING",
+                     *       "format": "NACHA",
+                     *       "rail": "ACH_SAME_DAY",
+                     *       "windowCutoffAt": "2026-11-18T15:30:00.000Z",
+                     *       "name": "ACH_SAME_DAY-20261118T1530Z-bkf_01m8a2q7c9x4yz3k8w5r6t1v0n.ach",
+                     *       "sha256": "9f2c1e0d6b4a3f5e7d8c9b0a1f2e3d4c5b6a7f8e9d0c1b2a3f4e5d6c7b8a9f0e",
+                     *       "entryCount": 2,
+                     *       "creditTotal": "35000",
+                     *       "debitTotal": "0",
+                     *       "currency": "USD",
+                     *       "status": "UPLOADED",
+                     *       "uploadAttempts": 0,
+                     *       "uploadedAt": "2026-11-18T15:30:01.000Z",
+                     *       "lastError": null,
+                     *       "summary": null,
+                     *       "createdAt": "2026-11-18T15:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BankFileRead"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     list_agents_v1_agents_get: {
         parameters: {
             query?: {
@@ -28687,6 +30153,459 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ToolConfirmationRead"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_grants_v1_oauth_grants_get: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 250 */
+                limit?: number;
+                /** @description `nextCursor` of the previous page */
+                cursor?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "oag_01m8f7p9ty1fne4n6dy05rx3cn",
+                     *           "client": {
+                     *             "id": "ocl_01m8f7p9t7cwm7nhmpek38tmyx",
+                     *             "name": "Desk Client",
+                     *             "redirectUris": [
+                     *               "http://127.0.0.1:33418/callback"
+                     *             ],
+                     *             "createdAt": "2026-11-27T19:28:37.190Z"
+                     *           },
+                     *           "agentId": null,
+                     *           "scopes": [
+                     *             "accounts:read",
+                     *             "transfers:read"
+                     *           ],
+                     *           "toolConfirmation": "always",
+                     *           "resource": "https://corridor.example.com/mcp",
+                     *           "createdBy": "usr_01m8f7p9m48b2gkvey48vm77cg",
+                     *           "createdAt": "2026-11-27T19:28:37.213Z",
+                     *           "lastTokenAt": "2026-11-27T19:28:37.213Z",
+                     *           "revokedAt": null,
+                     *           "revokedReason": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListResponse_OAuthGrantRead_"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_grant_v1_oauth_grants__grant_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                grant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "oag_01m8f7p9ty1fne4n6dy05rx3cn",
+                     *       "client": {
+                     *         "id": "ocl_01m8f7p9t7cwm7nhmpek38tmyx",
+                     *         "name": "Desk Client",
+                     *         "redirectUris": [
+                     *           "http://127.0.0.1:33418/callback"
+                     *         ],
+                     *         "createdAt": "2026-11-27T19:28:37.190Z"
+                     *       },
+                     *       "agentId": null,
+                     *       "scopes": [
+                     *         "accounts:read",
+                     *         "transfers:read"
+                     *       ],
+                     *       "toolConfirmation": "always",
+                     *       "resource": "https://corridor.example.com/mcp",
+                     *       "createdBy": "usr_01m8f7p9m48b2gkvey48vm77cg",
+                     *       "createdAt": "2026-11-27T19:28:37.213Z",
+                     *       "lastTokenAt": "2026-11-27T19:28:37.213Z",
+                     *       "revokedAt": null,
+                     *       "revokedReason": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthGrantRead"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    update_grant_v1_oauth_grants__grant_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                grant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OAuthGrantUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "oag_01m8f7p9ty1fne4n6dy05rx3cn",
+                     *       "client": {
+                     *         "id": "ocl_01m8f7p9t7cwm7nhmpek38tmyx",
+                     *         "name": "Desk Client",
+                     *         "redirectUris": [
+                     *           "http://127.0.0.1:33418/callback"
+                     *         ],
+                     *         "createdAt": "2026-11-27T19:28:37.190Z"
+                     *       },
+                     *       "agentId": null,
+                     *       "scopes": [
+                     *         "accounts:read",
+                     *         "transfers:read"
+                     *       ],
+                     *       "toolConfirmation": "always",
+                     *       "resource": "https://corridor.example.com/mcp",
+                     *       "createdBy": "usr_01m8f7p9m48b2gkvey48vm77cg",
+                     *       "createdAt": "2026-11-27T19:28:37.213Z",
+                     *       "lastTokenAt": "2026-11-27T19:28:37.213Z",
+                     *       "revokedAt": null,
+                     *       "revokedReason": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthGrantRead"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revoke_grant_v1_oauth_grants__grant_id__revoke_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                grant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "oag_01m8f7p9ty1fne4n6dy05rx3cn",
+                     *       "client": {
+                     *         "id": "ocl_01m8f7p9t7cwm7nhmpek38tmyx",
+                     *         "name": "Desk Client",
+                     *         "redirectUris": [
+                     *           "http://127.0.0.1:33418/callback"
+                     *         ],
+                     *         "createdAt": "2026-11-27T19:28:37.190Z"
+                     *       },
+                     *       "agentId": null,
+                     *       "scopes": [
+                     *         "accounts:read",
+                     *         "transfers:read"
+                     *       ],
+                     *       "toolConfirmation": "always",
+                     *       "resource": "https://corridor.example.com/mcp",
+                     *       "createdBy": "usr_01m8f7p9m48b2gkvey48vm77cg",
+                     *       "createdAt": "2026-11-27T19:28:37.213Z",
+                     *       "lastTokenAt": "2026-11-27T19:28:37.213Z",
+                     *       "revokedAt": null,
+                     *       "revokedReason": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthGrantRead"];
                 };
             };
             /** @description `invalid_json`: the body is not a JSON object */

@@ -35,8 +35,6 @@ from typing import Any
 from eth_account import Account
 from eth_account.signers.local import LocalAccount
 from eth_typing import HexStr
-from sqlalchemy import select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 from web3 import AsyncHTTPProvider, AsyncWeb3
 from web3.exceptions import ContractLogicError, TransactionNotFound
@@ -46,9 +44,9 @@ from corridor.kit import secretbox
 from corridor.kit.db import current_unit_of_work
 from corridor.kit.logging import get_logger
 from corridor.kit.money import currency as currency_of
-from corridor.models.evm import EvmDepositAddress, EvmNonce, EvmTransaction
-from corridor.models.transfer import Transfer
+from corridor.models.evm import EvmDepositAddress, EvmTransaction
 from corridor.rails import registry
+from corridor.rails import repository as queries
 from corridor.rails.base import PaymentInstruction, RailName, RailStatus, Schedule, Submission
 from corridor.rails.chains import ChainAdapter
 from corridor.rails.registry import SANDBOX_ADAPTERS
@@ -126,38 +124,6 @@ def token_units(amount_minor: int, currency: str, decimals: int) -> int:
 
 def _hex(value: Any) -> str:
     return value.to_0x_hex() if hasattr(value, "to_0x_hex") else str(value)
-
-
-def _insert(session: AsyncSession) -> Any:
-    dialect = session.get_bind().dialect.name
-    return postgresql.insert if dialect == "postgresql" else sqlite.insert
-
-
-async def allocate_nonce(
-    session: AsyncSession, *, chain: str, address: str, first: int, now: datetime
-) -> int:
-    """The next nonce of (chain, address), taken for this transaction: an atomic increment
-    (the row stays locked until the caller commits). `first` seeds a pair never used."""
-    await session.execute(
-        _insert(session)(EvmNonce)
-        .values(chain=chain, address=address, next_nonce=first, updated_at=now)
-        .on_conflict_do_nothing(index_elements=["chain", "address"])
-    )
-    taken = await session.execute(
-        update(EvmNonce)
-        .where(EvmNonce.chain == chain, EvmNonce.address == address)
-        .values(next_nonce=EvmNonce.next_nonce + 1, updated_at=now)
-        .returning(EvmNonce.next_nonce)
-        .execution_options(synchronize_session=False)
-    )
-    return int(taken.scalar_one()) - 1
-
-
-async def _known_nonce(session: AsyncSession, *, chain: str, address: str) -> bool:
-    found = await session.execute(
-        select(EvmNonce.next_nonce).where(EvmNonce.chain == chain, EvmNonce.address == address)
-    )
-    return found.scalar_one_or_none() is not None
 
 
 # BIP-44 for Ethereum (coin type 60): account 0, external chain, one index per address.
@@ -263,10 +229,7 @@ class EvmRailAdapter:
         if instruction.direction != "CREDIT":
             raise EvmRailError("a chain rail only pays out")
         session = current_unit_of_work()
-        found = await session.execute(
-            select(EvmTransaction).where(EvmTransaction.leg_id == instruction.leg_id)
-        )
-        row = found.scalar_one_or_none()
+        row = await queries.evm_transaction_of_leg(session, instruction.leg_id)
         if row is None:  # a step retried after a crash finds the transaction it signed
             row = await self._sign(session, instruction, now=now)
         return self._submission(row)
@@ -283,7 +246,7 @@ class EvmRailAdapter:
         to = AsyncWeb3.to_checksum_address(recipient)
         contract_address = AsyncWeb3.to_checksum_address(token.address)
         units = token_units(instruction.amount_minor, instruction.currency, token.decimals)
-        transfer = await session.get(Transfer, instruction.transfer_id)
+        transfer = await queries.transfer(session, instruction.transfer_id)
         assert transfer is not None, instruction.transfer_id
         chain = self.name.value
         async with self.client() as w3:
@@ -298,12 +261,12 @@ class EvmRailAdapter:
             base_fee = int(latest.get("baseFeePerGas") or 0)
             tip = int(await w3.eth.max_priority_fee)
             first = 0
-            if not await _known_nonce(session, chain=chain, address=self.address):
+            if not await queries.nonce_known(session, chain=chain, address=self.address):
                 first = await w3.eth.get_transaction_count(self._signer.address, "pending")
         gas_limit = estimate * (100 + gas_margin_percent) // 100
         max_fee = 2 * base_fee + tip
         async with session.begin_nested():  # the nonce and its transaction, or neither
-            nonce = await allocate_nonce(
+            nonce = await queries.allocate_nonce(
                 session, chain=chain, address=self.address, first=first, now=now
             )
             signed = self._signer.sign_transaction(
@@ -358,7 +321,7 @@ class EvmRailAdapter:
 
     async def _row(self, submission: Submission) -> EvmTransaction:
         session = current_unit_of_work()
-        row = await session.get(EvmTransaction, int(submission.references["evmTransactionId"]))
+        row = await queries.evm_transaction(session, int(submission.references["evmTransactionId"]))
         assert row is not None, submission.rail_reference
         return row
 

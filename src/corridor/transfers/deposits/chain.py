@@ -15,16 +15,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.kit.clock import Clock
 from corridor.kit.db import Database
 from corridor.kit.logging import get_logger
-from corridor.models.evm import EvmDepositAddress, EvmDepositLog, EvmScanCursor
-from corridor.models.transfer import VirtualAccount
+from corridor.models.evm import EvmDepositLog
 from corridor.rails.evm import EvmRailAdapter, EvmToken, installed_evm_adapters, minor_units
+from corridor.transfers import repository
 from corridor.transfers.deposits import receiving
 from corridor.transfers.plugins import DepositRouter
 
@@ -45,29 +43,6 @@ async def scan_chain_deposits(database: Database, clock: Clock, *, router: Depos
     return made
 
 
-async def _cursor(
-    session: AsyncSession, adapter: EvmRailAdapter, token: EvmToken, *, now: datetime
-) -> EvmScanCursor:
-    chain = adapter.name.value
-    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
-    await session.execute(
-        insert(EvmScanCursor)
-        .values(
-            chain=chain,
-            token_address=token.address.lower(),
-            next_block=adapter.chain.deposit_start_block,
-            updated_at=now,
-        )
-        .on_conflict_do_nothing(index_elements=["chain", "token_address"])
-    )
-    found = await session.execute(
-        select(EvmScanCursor)
-        .where(EvmScanCursor.chain == chain, EvmScanCursor.token_address == token.address.lower())
-        .with_for_update()
-    )
-    return found.scalar_one()
-
-
 async def _scan(
     session: AsyncSession,
     adapter: EvmRailAdapter,
@@ -77,22 +52,23 @@ async def _scan(
     router: DepositRouter,
     now: datetime,
 ) -> int:
-    cursor = await _cursor(session, adapter, token, now=now)
+    cursor = await repository.locked_scan_cursor(
+        session,
+        chain=adapter.name.value,
+        token_address=token.address.lower(),
+        start_block=adapter.chain.deposit_start_block,
+        now=now,
+    )
     logs, next_block = await adapter.confirmed_transfers(token=token, from_block=cursor.next_block)
     made = 0
     chain = adapter.name.value
     for log in logs:
-        wallet = await _wallet_at(session, log.to_address)
+        wallet = await repository.deposit_wallet_at(session, log.to_address)
         if wallet is None:
             continue  # not a deposit address: any other holder of the token
-        seen = await session.execute(
-            select(EvmDepositLog.id).where(
-                EvmDepositLog.chain == chain,
-                EvmDepositLog.tx_hash == log.tx_hash,
-                EvmDepositLog.log_index == log.log_index,
-            )
-        )
-        if seen.scalar_one_or_none() is not None:
+        if await repository.deposit_log_seen(
+            session, chain=chain, tx_hash=log.tx_hash, log_index=log.log_index
+        ):
             continue  # credited once already
         amount = minor_units(log.units, currency, token.decimals)
         deposit = None
@@ -129,12 +105,3 @@ async def _scan(
     cursor.next_block = next_block
     cursor.updated_at = now
     return made
-
-
-async def _wallet_at(session: AsyncSession, address: str) -> VirtualAccount | None:
-    found = await session.execute(
-        select(VirtualAccount)
-        .join(EvmDepositAddress, EvmDepositAddress.virtual_account_id == VirtualAccount.id)
-        .where(EvmDepositAddress.address == address)
-    )
-    return found.scalar_one_or_none()

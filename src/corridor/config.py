@@ -40,6 +40,9 @@ class EvmChainSetting(BaseModel):
     tokens: dict[str, EvmTokenSetting] = Field(default_factory=dict)  # currency → contract
     # The first block the deposit scan reads.
     deposit_start_block: int = Field(default=0, ge=0)
+    # A transaction sent this long ago and still in no block is sent again on its nonce
+    # with higher fees.
+    replace_after_s: int = Field(default=180, ge=1, le=86_400)
 
 
 class Settings(BaseSettings):

@@ -5,7 +5,7 @@ equal the ledger's."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from eth_account import Account
@@ -121,3 +121,35 @@ async def test_a_reorg_before_confirmation_sends_the_leg_back_and_it_settles_onc
     systems = await assert_books_balance(app, tenant.organization_id)
     assert systems["RAIL_SETTLEMENT:USDC"] == 3_000_000
     assert Web3.to_checksum_address(waiting.to_address) == recipient
+
+
+async def test_a_stuck_transaction_is_replaced_on_its_nonce_and_paid_once(
+    app, tenant, customer, rail, started
+):
+    await customer.fund("USDC", 5_000_000)
+    recipient = Account.create().address
+    rail.node.automine(False)  # nothing is mined: the payout waits in the node's pool
+    transfer = await pay_out(customer, recipient, 1_500_000)
+    await settle(app, tenant.organization_id)
+    [stuck] = await transactions(app, tenant.organization_id)
+    assert stuck.status == "BROADCAST" and stuck.replacements == 0
+
+    await poll_later(app, started, tenant.organization_id)  # 31 s: not yet stuck
+    [waiting] = await transactions(app, tenant.organization_id)
+    assert waiting.tx_hash == stuck.tx_hash
+    started.set(started.now() + timedelta(seconds=rail.adapter.chain.replace_after_s))
+    await settle(app, tenant.organization_id)  # stuck: replaced with higher fees
+    [replaced] = await transactions(app, tenant.organization_id)
+    assert replaced.replacements == 1 and replaced.nonce == stuck.nonce
+    assert replaced.tx_hash != stuck.tx_hash and replaced.replaced_hashes == [stuck.tx_hash]
+    assert int(replaced.max_fee_per_gas) > int(stuck.max_fee_per_gas)
+    assert (await fetch(tenant.client, transfer["id"]))["txHash"] == replaced.tx_hash
+
+    rail.node.automine(True)
+    rail.node.mine(3)
+    await poll_later(app, started, tenant.organization_id)
+    done = await fetch(tenant.client, transfer["id"])
+    assert done["status"] == "COMPLETED" and done["txHash"] == replaced.tx_hash
+    assert rail.node.w3.eth.get_transaction_receipt(replaced.tx_hash)["status"] == 1
+    assert rail.node.balance(recipient) == 1_500_000  # once: the stuck one never mined
+    assert rail.node.w3.eth.get_transaction_count(rail.hot_wallet.address) == 1

@@ -4,6 +4,7 @@ sending address on each chain, and every token transfer the rail signed."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import BigInteger, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
@@ -62,6 +63,10 @@ class EvmTransaction(Base):
     block_number: Mapped[int | None] = mapped_column(BigInteger)
     block_hash: Mapped[str | None] = mapped_column(String(66))
     broadcasts: Mapped[int] = mapped_column(Integer, default=0)
+    last_sent_at: Mapped[datetime | None]  # the current bytes' first send
+    # A stuck transaction replaced with higher fees on its nonce: the hashes it had before.
+    replacements: Mapped[int] = mapped_column(Integer, default=0)
+    replaced_hashes: Mapped[list[Any] | None]
     reorgs: Mapped[int] = mapped_column(Integer, default=0)
     failure_reason: Mapped[str | None] = mapped_column(String(500))
     created_at: Mapped[datetime]

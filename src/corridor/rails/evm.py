@@ -77,6 +77,9 @@ ERC20_ABI: list[dict[str, Any]] = [
 ]
 
 
+ALREADY_SENT = ("already known", "already imported", "known transaction")
+
+
 class TxStatus:
     SIGNED = "SIGNED"
     BROADCAST = "BROADCAST"
@@ -106,6 +109,13 @@ class EvmChain:
     # The first block the deposit scan reads (a chain's history before Corridor used it
     # holds no deposit to it).
     deposit_start_block: int = 0
+    # A transaction sent this long ago and still in no block is replaced with higher fees.
+    replace_after_s: int = 180
+
+
+def _bumped(value: int) -> int:
+    """A fee raised enough for a node to take a replacement (geth and anvil: +10%)."""
+    return value * 9 // 8 + 1
 
 
 def token_units(amount_minor: int, currency: str, decimals: int) -> int:
@@ -303,6 +313,7 @@ class EvmRailAdapter:
                 status=TxStatus.SIGNED,
                 confirmations_required=self.chain.confirmations,
                 broadcasts=0,
+                replacements=0,
                 reorgs=0,
                 created_at=now,
                 updated_at=now,
@@ -334,16 +345,33 @@ class EvmRailAdapter:
         async with self.client() as w3:
             return await self._follow(w3, row, now=now)
 
+    async def _receipt(self, w3: AsyncWeb3, row: EvmTransaction) -> Any:
+        """The receipt of the transaction or of one it replaced (one nonce: one of them at
+        most is mined); the row follows whichever was mined."""
+        for tx_hash in [row.tx_hash, *(row.replaced_hashes or [])]:
+            try:
+                receipt = await w3.eth.get_transaction_receipt(HexStr(tx_hash))
+            except TransactionNotFound:
+                continue
+            if tx_hash != row.tx_hash:  # an earlier one was mined after all
+                await self._show(row, tx_hash)
+            return receipt
+        return None
+
+    async def _show(self, row: EvmTransaction, tx_hash: str) -> None:
+        replaced = [h for h in [row.tx_hash, *(row.replaced_hashes or [])] if h != tx_hash]
+        row.tx_hash, row.replaced_hashes = tx_hash, replaced
+        await queries.show_tx_hash(current_unit_of_work(), leg_id=row.leg_id, tx_hash=tx_hash)
+
     async def _follow(self, w3: AsyncWeb3, row: EvmTransaction, *, now: datetime) -> RailStatus:
         row.updated_at = now
-        try:
-            receipt = await w3.eth.get_transaction_receipt(row.tx_hash)  # type: ignore[arg-type]
-        except TransactionNotFound:
-            receipt = None
+        receipt = await self._receipt(w3, row)
         if receipt is None:
             if row.block_hash is not None:
                 self._reorged(row, why="its receipt is gone")
-            await self._broadcast(w3, row)
+            elif self._stuck(row, now=now):
+                await self._replace(w3, row, now=now)
+            await self._broadcast(w3, row, now=now)
             return RailStatus.PENDING
         block_hash = _hex(receipt["blockHash"])
         block_number = int(receipt["blockNumber"])
@@ -377,15 +405,65 @@ class EvmRailAdapter:
         )
         row.reorgs += 1
         row.block_number = row.block_hash = None
+        row.last_sent_at = None
         row.status = TxStatus.BROADCAST
 
-    async def _broadcast(self, w3: AsyncWeb3, row: EvmTransaction) -> None:
+    def _stuck(self, row: EvmTransaction, *, now: datetime) -> bool:
+        sent_at = row.last_sent_at
+        return (
+            row.status == TxStatus.BROADCAST
+            and sent_at is not None
+            and (now - sent_at).total_seconds() >= self.chain.replace_after_s
+        )
+
+    async def _replace(self, w3: AsyncWeb3, row: EvmTransaction, *, now: datetime) -> None:
+        """Sent long ago and still in no block: the same transfer on the same nonce again,
+        with fees raised past the node's replacement rule (+12.5%) and today's market, so
+        it takes the stuck one's place (only one of them can ever be mined)."""
+        latest = await w3.eth.get_block("latest")
+        base_fee = int(latest.get("baseFeePerGas") or 0)
+        market_tip = int(await w3.eth.max_priority_fee)
+        tip = max(_bumped(int(row.max_priority_fee_per_gas)), market_tip)
+        max_fee = max(_bumped(int(row.max_fee_per_gas)), 2 * base_fee + tip)
+        token_address = AsyncWeb3.to_checksum_address(row.token_address)
+        contract = w3.eth.contract(address=token_address, abi=ERC20_ABI)
+        data = contract.encode_abi("transfer", args=[row.to_address, int(row.token_units)])
+        signed = self._signer.sign_transaction(
+            {
+                "type": 2,
+                "chainId": row.chain_id,
+                "nonce": row.nonce,
+                "to": token_address,
+                "value": 0,
+                "data": data,
+                "gas": row.gas_limit,
+                "maxFeePerGas": max_fee,
+                "maxPriorityFeePerGas": tip,
+            }
+        )
+        logger.warning(
+            "evm_transaction_replaced", chain=row.chain, leg_id=row.leg_id, nonce=row.nonce
+        )
+        row.raw_transaction = _hex(signed.raw_transaction)
+        row.max_fee_per_gas, row.max_priority_fee_per_gas = str(max_fee), str(tip)
+        row.replacements += 1
+        row.last_sent_at = None
+        # The new hash is the one to follow (and the one the transfer shows) from now on.
+        row.replaced_hashes = [*(row.replaced_hashes or []), row.tx_hash]
+        row.tx_hash = _hex(signed.hash)
+        await queries.show_tx_hash(current_unit_of_work(), leg_id=row.leg_id, tx_hash=row.tx_hash)
+
+    async def _broadcast(self, w3: AsyncWeb3, row: EvmTransaction, *, now: datetime) -> None:
         try:
             await w3.eth.send_raw_transaction(HexStr(row.raw_transaction))
         except Exception as error:
+            # The node has these bytes already (geth: "already known", anvil: "already
+            # imported", older nodes: "known transaction"): sending again is harmless.
             text = str(error).lower()
-            if "already known" not in text and "known transaction" not in text:
+            if not any(said in text for said in ALREADY_SENT):
                 raise EvmRailError(f"the node refused the transaction: {error}") from None
+        if row.last_sent_at is None:  # the first send (or the first after a reorg or a replacement)
+            row.last_sent_at = now
         row.broadcasts += 1
         row.status = TxStatus.BROADCAST
 
@@ -478,6 +556,7 @@ def chain_of(rail: RailName, setting: EvmChainSetting) -> EvmChain:
         chain_id=setting.chain_id,
         confirmations=setting.confirmations or inner.timing.confirmations,
         deposit_start_block=setting.deposit_start_block,
+        replace_after_s=setting.replace_after_s,
         tokens={
             currency.upper(): EvmToken(address=token.address, decimals=token.decimals)
             for currency, token in setting.tokens.items()

@@ -16,7 +16,7 @@ from corridor.models.bank_file import BankFile, BankFileEntry
 from corridor.models.customer import Customer
 from corridor.models.evm import EvmNonce, EvmTransaction
 from corridor.models.party import Counterparty, ExternalAccount
-from corridor.models.transfer import Transfer
+from corridor.models.transfer import Transfer, TransferLeg
 
 
 async def entry_of_leg(session: AsyncSession, leg_id: str) -> BankFileEntry | None:
@@ -97,3 +97,14 @@ async def evm_transaction_of_leg(session: AsyncSession, leg_id: str) -> EvmTrans
 
 async def evm_transaction(session: AsyncSession, transaction_id: int) -> EvmTransaction | None:
     return await session.get(EvmTransaction, transaction_id)
+
+
+async def show_tx_hash(session: AsyncSession, *, leg_id: str, tx_hash: str) -> None:
+    """A replaced transaction's new hash on its leg and transfer (the one to look up)."""
+    leg = await session.get(TransferLeg, leg_id)
+    if leg is None:
+        return
+    leg.tx_hash = leg.rail_reference = tx_hash
+    transfer = await session.get(Transfer, leg.transfer_id)
+    if transfer is not None:
+        transfer.tx_hash = tx_hash

@@ -10,8 +10,11 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
+from sqlalchemy.dialects import postgresql
 
 from corridor.models.base import UTCDateTime
+
+JSON_DOCUMENT = sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql")
 
 revision: str = "20261127_i27evm_1"
 down_revision: str | None = "20261127_i26oauth_1"
@@ -58,6 +61,9 @@ def upgrade() -> None:
         sa.Column("block_number", sa.BigInteger(), nullable=True),
         sa.Column("block_hash", sa.String(66), nullable=True),
         sa.Column("broadcasts", sa.Integer(), nullable=False),
+        sa.Column("last_sent_at", UTCDateTime(), nullable=True),
+        sa.Column("replacements", sa.Integer(), nullable=False),
+        sa.Column("replaced_hashes", JSON_DOCUMENT, nullable=True),
         sa.Column("reorgs", sa.Integer(), nullable=False),
         sa.Column("failure_reason", sa.String(500), nullable=True),
         sa.Column("created_at", UTCDateTime(), nullable=False),

@@ -9,12 +9,22 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from eth_account import Account
+from sqlalchemy import select
 from web3 import Web3
 
+from corridor.models.transfer import Transfer
+from corridor.transfers.engine.advance import rail_attempts_max, rail_retry_s
 from tests.evm.node import Node
 from tests.evm.support import HOT_WALLET_UNITS, evm_rail, pay_out, poll_later, transactions
 from tests.programs import needs
-from tests.transfers.conftest import assert_books_balance, event_types, fetch, settle
+from tests.transfers.conftest import (
+    amount,
+    assert_books_balance,
+    create,
+    event_types,
+    fetch,
+    settle,
+)
 
 pytestmark = needs("anvil")
 
@@ -153,3 +163,44 @@ async def test_a_stuck_transaction_is_replaced_on_its_nonce_and_paid_once(
     assert rail.node.w3.eth.get_transaction_receipt(replaced.tx_hash)["status"] == 1
     assert rail.node.balance(recipient) == 1_500_000  # once: the stuck one never mined
     assert rail.node.w3.eth.get_transaction_count(rail.hot_wallet.address) == 1
+
+
+async def test_a_developer_fee_is_not_sent_to_the_sandbox_fee_address_on_a_real_chain(
+    app, tenant, customer, rail, started
+):
+    await customer.fund("USDC", 10_000_000)
+    recipient = Account.create().address
+    wallet = await customer.wallet(chain="ETHEREUM", address=recipient)
+    transfer = await create(
+        tenant.client,
+        {
+            "customerId": customer.id,
+            "source": {"accountId": customer.accounts["USDC"]},
+            "destination": {
+                "externalAccountId": wallet,
+                "paymentRail": "ETHEREUM",
+                "currency": "USDC",
+            },
+            "amount": amount("USDC", 5_000_000),
+            "developerFee": {"fixed": "0", "percent": 0.01},
+            "confirm": True,
+        },
+    )
+    await settle(app, tenant.organization_id)
+    rail.node.mine(3)
+    for _ in range(rail_attempts_max + 2):  # the payout settles; the fee's retries run out
+        started.set(started.now() + timedelta(seconds=rail_retry_s + 1))
+        await settle(app, tenant.organization_id)
+    done = await fetch(tenant.client, transfer["id"])
+    assert done["status"] == "COMPLETED"
+    assert rail.node.balance(recipient) == int(done["destinationAmount"]["value"])
+    async with app.state.database.session(write=False) as session:
+        found = await session.execute(
+            select(Transfer).where(
+                Transfer.organization_id == tenant.organization_id, Transfer.flow == "FEE_CRYPTO"
+            )
+        )
+        [fee] = found.scalars()
+    assert fee.status == "FAILED" and "no wallet of its own" in (fee.system_remark or "")
+    assert len(await transactions(app, tenant.organization_id)) == 1  # only the payout
+    await assert_books_balance(app, tenant.organization_id)

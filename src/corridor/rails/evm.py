@@ -258,6 +258,10 @@ class EvmRailAdapter:
         units = token_units(instruction.amount_minor, instruction.currency, token.decimals)
         transfer = await queries.transfer(session, instruction.transfer_id)
         assert transfer is not None, instruction.transfer_id
+        if transfer.flow == "FEE_CRYPTO":
+            # The developer fee's wallet is a made-up sandbox address (transfers/engine):
+            # on a real chain the money would be lost. Refused until a fee wallet is set.
+            raise EvmRailError("a developer fee has no wallet of its own on a real chain")
         chain = self.name.value
         async with self.client() as w3:
             contract = w3.eth.contract(address=contract_address, abi=ERC20_ABI)

@@ -94,3 +94,32 @@ async def test_a_deposit_to_a_derived_address_is_credited_once_after_confirmatio
     assert systems["SUSPENSE:USDC"] == 500_000
     # What arrived on chain at the deposit address is what the ledger took in.
     assert rail.node.balance(instructions["toAddress"]) == 2_000_000 + 500_000
+
+
+async def test_a_fixed_route_wallet_gets_a_derived_address_and_its_deposit_makes_the_transfer(
+    app, tenant, customer, rail
+):
+    recipient = Account.create().address
+    wallet = await customer.wallet(chain="ETHEREUM", address=recipient)
+    response = await tenant.client.post(
+        "/v1/fixed-routes/virtual-wallet",
+        json={
+            "customerId": customer.id,
+            "source": {"currency": "USDC", "paymentRail": "ETHEREUM"},
+            "destination": {"externalAccountId": wallet, "currency": "USDC"},
+        },
+    )
+    assert response.status_code == 201, response.text
+    instructions = response.json()["depositInstructions"]
+    [derived] = await _rows(app, EvmDepositAddress, virtual_account_id=instructions["accountId"])
+    assert instructions["toAddress"] == derived.address
+
+    token = rail.node.token.functions  # type: ignore[attr-defined]
+    rail.node.transact(token.mint(instructions["toAddress"], 750_000))
+    rail.node.mine(2)
+    assert await scan(app) == 1
+    assert await scan(app) == 0
+    [deposit] = await _rows(app, Deposit, virtual_account_id=instructions["accountId"])
+    assert deposit.status == "MATCHED" and deposit.transfer_id is not None
+    made = await fetch(tenant.client, deposit.transfer_id)
+    assert made["fixedRouteId"] == response.json()["id"] and made["fundingNeeded"] is False

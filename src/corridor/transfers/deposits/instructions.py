@@ -109,7 +109,7 @@ async def prepare_instructions(
     amount = amount_object(transfer.source_amount, transfer.source_currency)
     if is_chain(rail):
         wallet = _deposit_wallet(transfer, customer, balance.id if balance else None, now)
-        derived = await _derived_address(session, wallet, now=now)
+        derived = await derived_address(session, wallet, now=now)
         if derived is not None:
             wallet.address = derived
         session.add(wallet)
@@ -153,7 +153,7 @@ def _deposit_wallet(
     )
 
 
-async def _derived_address(
+async def derived_address(
     session: AsyncSession, wallet: VirtualAccount, *, now: datetime
 ) -> str | None:
     """A chain paid on a real node with a deposit seed gives the wallet its next HD address

@@ -13,6 +13,8 @@ from sqlalchemy import select
 from web3 import Web3
 
 from corridor.models.transfer import Transfer
+from corridor.rails.chains import EthereumAdapter
+from corridor.rails.evm import EvmChain, EvmRailAdapter
 from corridor.transfers.engine.advance import rail_attempts_max, rail_retry_s
 from tests.evm.node import Node
 from tests.evm.support import HOT_WALLET_UNITS, evm_rail, pay_out, poll_later, transactions
@@ -204,3 +206,25 @@ async def test_a_developer_fee_is_not_sent_to_the_sandbox_fee_address_on_a_real_
     assert fee.status == "FAILED" and "no wallet of its own" in (fee.system_remark or "")
     assert len(await transactions(app, tenant.organization_id)) == 1  # only the payout
     await assert_books_balance(app, tenant.organization_id)
+
+
+async def test_a_node_that_does_not_answer_never_fails_a_signed_payout(
+    app, tenant, customer, rail, started, install_rail
+):
+    await customer.fund("USDC", 5_000_000)
+    recipient = Account.create().address
+    transfer = await pay_out(customer, recipient, 1_000_000)
+    await settle(app, tenant.organization_id)  # signed and sent: its nonce is taken
+    unreachable = EvmChain(
+        **{**vars(rail.adapter.chain), "rpc_url": "http://127.0.0.1:9"}  # nothing listens
+    )
+    install_rail(EvmRailAdapter(EthereumAdapter(), unreachable, rail.hot_wallet))
+    for _ in range(rail_attempts_max + 1):
+        await poll_later(app, started, tenant.organization_id)
+    assert (await fetch(tenant.client, transfer["id"]))["status"] == "PROCESSING"
+
+    install_rail(rail.adapter)  # the node answers again
+    rail.node.mine(3)
+    await poll_later(app, started, tenant.organization_id)
+    assert (await fetch(tenant.client, transfer["id"]))["status"] == "COMPLETED"
+    assert rail.node.balance(recipient) == 1_000_000

@@ -346,8 +346,21 @@ class EvmRailAdapter:
             return RailStatus.SETTLED
         if row.status == TxStatus.FAILED:
             return RailStatus.FAILED
-        async with self.client() as w3:
-            return await self._follow(w3, row, now=now)
+        try:
+            async with self.client() as w3:
+                return await self._follow(w3, row, now=now)
+        except Exception as error:
+            # Once signed, the transaction holds its nonce: the leg must not fail for a
+            # node that is down or refuses to relay it (every later nonce would wait
+            # behind the gap). It waits, said in the log, until the node takes it.
+            logger.warning(
+                "evm_transaction_waiting",
+                chain=row.chain,
+                leg_id=row.leg_id,
+                nonce=row.nonce,
+                error=str(error)[:300],
+            )
+            return RailStatus.PENDING
 
     async def _receipt(self, w3: AsyncWeb3, row: EvmTransaction) -> Any:
         """The receipt of the transaction or of one it replaced (one nonce: one of them at

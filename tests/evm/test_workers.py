@@ -9,19 +9,23 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest
 from cryptography.fernet import Fernet
 from eth_account import Account
+from fastapi import FastAPI
 from sqlalchemy import func, select
 
+from corridor.config import Environment
 from corridor.kit.db import Database
 from corridor.models.transfer import Transfer
-from tests.conftest import TEST_SECRET_KEY
+from tests.conftest import TEST_SECRET_KEY, built_app, migrated_database
 from tests.evm.node import Node, chain_id
 from tests.evm.support import HOT_WALLET_UNITS, transactions
 from tests.programs import needs
-from tests.transfers.conftest import amount, assert_books_balance
+from tests.transfers.conftest import amount, assert_books_balance, make_customer
 
 pytestmark = needs("anvil")
 
@@ -73,9 +77,24 @@ async def _statuses(database_url: str, organization_id: str) -> dict[str, int]:
         await database.dispose()
 
 
+@pytest.fixture
+async def own_app(backend, tmp_path) -> AsyncIterator[FastAPI]:
+    """An app on a database of this test's own: the workers take every due transfer of
+    their database, and other tests leave chain payouts due in the shared one."""
+    async with (
+        migrated_database(backend, tmp_path) as url,
+        built_app(url, Environment.SANDBOX) as application,
+    ):
+        yield application
+
+
 async def test_two_workers_pay_200_payouts_without_a_nonce_gap_or_reuse(
-    app, tenant, customer, node: Node, database_url, tmp_path
+    own_app, make_tenant, node: Node, tmp_path
 ):
+    app = own_app
+    database_url = app.state.settings.database_url
+    tenant = await make_tenant(app)
+    customer = await make_customer(tenant.client)
     hot_wallet = Account.create()
     node.fund(hot_wallet.address, token_units=HOT_WALLET_UNITS)
     recipient = Account.create().address

@@ -184,6 +184,10 @@ def create_app(
     install_tracing(settings, service_name="corridor")
     if settings.file_rails:
         install_file_rails(settings)
+    if settings.evm_chains:  # web3 is imported only where a chain is paid on a node
+        from corridor.rails.evm import install_evm_rails
+
+        install_evm_rails(settings)
     database = database or database_of(settings)
     clock = clock or SystemClock()
     workers_wanted = (

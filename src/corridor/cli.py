@@ -465,6 +465,10 @@ def worker() -> None:
         from corridor.bankfiles.profile import install_file_rails
 
         install_file_rails(settings)
+    if settings.evm_chains:
+        from corridor.rails.evm import install_evm_rails
+
+        install_evm_rails(settings)
     if settings.metrics_enabled and settings.metrics_port is not None:
         metrics.serve_on_port(settings.metrics_host, settings.metrics_port)
 
@@ -1055,6 +1059,25 @@ def _moment(text: str, now, option: str):
 
 # `reencrypt-secrets` rewrites endpoints in batches of this many, one transaction each.
 reencrypt_batch_endpoints = 200
+
+
+@app.command("encrypt-secret")
+def encrypt_secret() -> None:
+    """Encrypt a secret read from standard input with the server key and print it.
+
+    For the settings that hold a secret encrypted (CORRIDOR_EVM_SIGNER_KEY, the hot
+    wallet's private key; CORRIDOR_EVM_DEPOSIT_MNEMONIC, the deposit seed phrase): read
+    from stdin, never from the command line, so it stays out of shell history."""
+    from corridor.app import install_secret_box
+    from corridor.kit import secretbox
+
+    settings = get_settings()
+    install_secret_box(settings)
+    secret = sys.stdin.read().strip()
+    if not secret:
+        errors.print("Error: nothing to encrypt: pipe the secret to standard input")
+        raise typer.Exit(code=1)
+    console.print(secretbox.current().encrypt(secret), soft_wrap=True, highlight=False)
 
 
 @app.command("reencrypt-secrets")

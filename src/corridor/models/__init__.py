@@ -6,6 +6,7 @@ from corridor.models import (  # noqa: F401  (register their tables)
     clock,
     confirmation,
     document,
+    evm,
     mcp,
     oauth,
     operations,

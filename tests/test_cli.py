@@ -176,6 +176,7 @@ HELP_PAGES = [
     ["bank-files", "write"],
     ["bank-files", "upload"],
     ["bank-files", "import"],
+    ["encrypt-secret"],
 ]
 
 

@@ -47,6 +47,7 @@ from corridor.organizations.endpoints.access import router as auth_router
 from corridor.parties.endpoints import router as parties_router
 from corridor.quotes.binding import QuoteLocks
 from corridor.quotes.endpoints import router as quotes_router
+from corridor.reconciliation.endpoints import router as reconciliation_router
 from corridor.statements.endpoints import router as statements_router
 from corridor.tools.registry import ToolEnvironment
 from corridor.transfers.deposit_endpoints import router as deposits_router
@@ -76,6 +77,7 @@ ROUTERS = [
     deposits_router,
     clocks_router,
     bank_files_router,
+    reconciliation_router,
     agents_router,
     quotes_router,
     fixed_routes_router,
@@ -182,6 +184,10 @@ def create_app(
     install_tracing(settings, service_name="corridor")
     if settings.file_rails:
         install_file_rails(settings)
+    if settings.evm_chains:  # web3 is imported only where a chain is paid on a node
+        from corridor.rails.evm import install_evm_rails
+
+        install_evm_rails(settings)
     database = database or database_of(settings)
     clock = clock or SystemClock()
     workers_wanted = (

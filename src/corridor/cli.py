@@ -354,6 +354,9 @@ def serve(
         # HTTP parser's own limit on a request head (httptools: 80 KiB; past it, uvicorn's
         # plain-text 400); h11, used where httptools is missing, needs this one.
         "h11_max_incomplete_event_size": request_head_bytes_max,
+        # An idle connection stays open longer than clients keep theirs in their pools, so
+        # the client, not the server, closes it (config.py, http_keep_alive_s).
+        "timeout_keep_alive": settings.http_keep_alive_s,
         # SIGTERM: stop accepting, give the requests in flight this long, then stop.
         "timeout_graceful_shutdown": settings.shutdown_grace_s,
         # With several processes, uvicorn's supervisor pings each and restarts one that
@@ -462,6 +465,10 @@ def worker() -> None:
         from corridor.bankfiles.profile import install_file_rails
 
         install_file_rails(settings)
+    if settings.evm_chains:
+        from corridor.rails.evm import install_evm_rails
+
+        install_evm_rails(settings)
     if settings.metrics_enabled and settings.metrics_port is not None:
         metrics.serve_on_port(settings.metrics_host, settings.metrics_port)
 
@@ -1052,6 +1059,25 @@ def _moment(text: str, now, option: str):
 
 # `reencrypt-secrets` rewrites endpoints in batches of this many, one transaction each.
 reencrypt_batch_endpoints = 200
+
+
+@app.command("encrypt-secret")
+def encrypt_secret() -> None:
+    """Encrypt a secret read from standard input with the server key and print it.
+
+    For the settings that hold a secret encrypted (CORRIDOR_EVM_SIGNER_KEY, the hot
+    wallet's private key; CORRIDOR_EVM_DEPOSIT_MNEMONIC, the deposit seed phrase): read
+    from stdin, never from the command line, so it stays out of shell history."""
+    from corridor.app import install_secret_box
+    from corridor.kit import secretbox
+
+    settings = get_settings()
+    install_secret_box(settings)
+    secret = sys.stdin.read().strip()
+    if not secret:
+        errors.print("Error: nothing to encrypt: pipe the secret to standard input")
+        raise typer.Exit(code=1)
+    console.print(secretbox.current().encrypt(secret), soft_wrap=True, highlight=False)
 
 
 @app.command("reencrypt-secrets")

@@ -82,6 +82,7 @@ async def test_an_owner_connects_a_client_which_holds_exactly_the_scopes_granted
     grants = (await tenant.client.get("/v1/oauth-grants")).json()["data"]
     assert [grant["scopes"] for grant in grants] == [["transfers:read"]]
     assert grants[0]["client"]["name"] == "Desk Client"
+    assert grants[0]["client"]["metadataUrl"] is None  # registered, not a metadata document
     assert grants[0]["resource"] == RESOURCE and grants[0]["toolConfirmation"] == "always"
 
 

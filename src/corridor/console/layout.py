@@ -29,6 +29,7 @@ NAVIGATION: list[NavItem] = [
     NavItem("/console/reviews", "Review"),
     NavItem("/console/authorizations", "Authorization"),
     NavItem("/console/tool-confirmations", "Tool calls"),
+    NavItem("/console/reconciliation", "Reconciliation"),
     NavItem("/console/agents", "Agents", starts_group=True),
     NavItem("/console/webhooks", "Webhooks"),
     NavItem("/console/api-keys", "API keys"),

@@ -266,6 +266,10 @@ async def _new_virtual_account(
             created_at=now,
             updated_at=now,
         )
+        # A chain paid on a real node with a deposit seed: the next HD-derived address.
+        derived = await deposits.derived_address(session, account, now=now)
+        if derived is not None:
+            account.address = derived
     session.add(account)
     await session.flush()
     return account

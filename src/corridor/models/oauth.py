@@ -14,12 +14,17 @@ from corridor.models.base import Base, id_column
 
 
 class OAuthClient(Base):
-    """A client registered by dynamic client registration (RFC 7591): a desktop MCP client.
-    Its `id` is the `client_id` it was given."""
+    """A desktop MCP client: registered by dynamic client registration (RFC 7591), its `id`
+    being the `client_id` it was given; or known by its client ID metadata document, its
+    client_id being that document's URL (`metadata_url`) and this row the document as last
+    fetched."""
 
     __tablename__ = "oauth_clients"
     id_prefix, resource_name = "ocl", "OAuth client"
-    __table_args__ = (Index("ix_oauth_clients_created_at", "created_at"),)
+    __table_args__ = (
+        Index("ix_oauth_clients_created_at", "created_at"),
+        Index("ux_oauth_clients_metadata_url", "metadata_url", unique=True),
+    )
 
     id: Mapped[str] = id_column()  # ocl_…, the client_id
     name: Mapped[str | None] = mapped_column(String(200))
@@ -33,6 +38,10 @@ class OAuthClient(Base):
     details: Mapped[dict[str, Any]]
     secret_hash: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime]
+    # A metadata document client: the document's URL (its client_id), and until when the
+    # document as fetched is used before it is fetched again.
+    metadata_url: Mapped[str | None] = mapped_column(String(2000))
+    metadata_expires_at: Mapped[datetime | None]
 
 
 class OAuthAuthorization(Base):

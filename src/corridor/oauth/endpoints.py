@@ -25,7 +25,7 @@ from corridor.auth.scopes import Scope
 from corridor.kit.clock import as_utc
 from corridor.kit.pagination import ListResponse, PageRequest
 from corridor.kit.schemas import refuse_line_breaks_and_hidden_characters
-from corridor.oauth import rules, service
+from corridor.oauth import documents, rules, service
 from corridor.oauth.errors import (
     AuthorizationRefused,
     InvalidClient,
@@ -165,6 +165,8 @@ def authorization_server_metadata(base: str) -> OAuthMetadata:
             "revocation_endpoint_auth_methods_supported": methods,
             "code_challenge_methods_supported": [rules.PKCE_METHOD],
             "authorization_response_iss_parameter_supported": True,
+            # A client_id may be the https URL of the client's metadata document.
+            "client_id_metadata_document_supported": True,
             "service_documentation": base + "/docs",
         }
     )
@@ -249,26 +251,39 @@ def _ask(request: Request) -> service.AuthorizationAsk:
 @router.get(AUTHORIZE_PATH)
 async def authorize(request: Request, context: Public) -> Response:
     """The authorization endpoint: the person's browser arrives here from the client and is
-    sent on to the console's consent page (signing in first if need be). A request with an
-    unknown client or a redirect URI the client did not register is answered here (400);
-    any other problem goes back to the client's redirect URI as `error`."""
-    try:
-        authorization = await service.start_authorization(
-            context.session,
-            ask=_ask(request),
-            resource=rules.mcp_resource(base_url(context)),
-            now=context.now(),
-        )
-    except AuthorizationRefused as refused:
-        location = construct_redirect_uri(
-            refused.redirect_uri,
-            error=refused.code,
-            error_description=refused.message,
-            state=refused.state,
-            iss=refused.issuer,
-        )
-        return RedirectResponse(location, status_code=302, headers=NO_STORE)
-    await context.session.commit()
+    sent on to the console's consent page (signing in first if need be). The client_id is
+    one registered here or the https URL of the client's metadata document (fetched, then
+    cached). A request with an unknown client, a metadata document that cannot be used or
+    a redirect URI the client did not register is answered here (400); any other problem
+    goes back to the client's redirect URI as `error`."""
+    ask, now = _ask(request), context.now()
+    # A metadata document is fetched first, on this GET's reading session: no write
+    # transaction (SQLite's one writer) waits on a stranger's server.
+    document = await service.read_client_document(
+        context.session,
+        ask.client_id,
+        now=now,
+        fetch=documents.fetcher(sandbox=context.settings.is_sandbox),
+    )
+    async with context.database.session(write=True) as session:
+        try:
+            authorization = await service.start_authorization(
+                session,
+                ask=ask,
+                resource=rules.mcp_resource(base_url(context)),
+                now=now,
+                document=document,
+            )
+        except AuthorizationRefused as refused:
+            location = construct_redirect_uri(
+                refused.redirect_uri,
+                error=refused.code,
+                error_description=refused.message,
+                state=refused.state,
+                iss=refused.issuer,
+            )
+            return RedirectResponse(location, status_code=302, headers=NO_STORE)
+        await session.commit()
     return RedirectResponse(f"{CONSENT_PATH}/{authorization.id}", status_code=302, headers=NO_STORE)
 
 
@@ -354,6 +369,7 @@ def grant_read(found: service.GrantWithClient) -> OAuthGrantRead:
             id=client.id,
             name=client.name,
             redirect_uris=[str(uri) for uri in client.redirect_uris],
+            metadata_url=client.metadata_url,
             created_at=client.created_at,
         ),
         agent_id=grant.agent_id,

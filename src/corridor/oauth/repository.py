@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from sqlalchemy import Select, delete, exists, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.kit.db import affected_rows, for_update
@@ -26,6 +27,32 @@ async def client_by_id(session: AsyncSession, client_id: str) -> OAuthClient | N
     if not looks_like_id(client_id, "ocl"):
         return None
     return await session.get(OAuthClient, client_id)
+
+
+async def client_by_metadata_url(
+    session: AsyncSession, url: str, *, locked: bool = False
+) -> OAuthClient | None:
+    """The client whose client_id is this metadata document URL (compared as a string)."""
+    statement = select(OAuthClient).where(OAuthClient.metadata_url == url)
+    if locked:
+        statement = for_update(session, statement)
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def add_client_once(session: AsyncSession, client: OAuthClient) -> OAuthClient:
+    """Add a metadata document client, or, when a concurrent request added the same URL
+    first, that one (the unique index decides; the loser's savepoint is rolled back)."""
+    try:
+        async with session.begin_nested():
+            session.add(client)
+            await session.flush()
+        return client
+    except IntegrityError:
+        assert client.metadata_url is not None
+        found = await client_by_metadata_url(session, client.metadata_url, locked=True)
+        if found is None:
+            raise
+        return found
 
 
 async def authorization_by_id(

@@ -186,3 +186,87 @@ def agent_may_hold(scopes: list[str]) -> list[str]:
 
 def scope_text(scopes: list[str]) -> str:
     return " ".join(scopes)
+
+
+# --- Client ID metadata documents (MCP authorization 2025-11-25; draft-ietf-oauth-client-id-
+# metadata-document) ------------------------------------------------------------------------
+
+# A document bigger than this is refused (the draft suggests 5 KB); the fetch, DNS included,
+# gets this long.
+client_document_bytes_max = 5 * 1024
+client_document_fetch_s = 5.0
+# How long a fetched document is used before it is fetched again: the answer's max-age,
+# held between these bounds (so a document is never fetched more than once a minute, nor
+# trusted for more than a day), or the default when the answer says nothing.
+client_document_cache_s_min = 60
+client_document_cache_s_max = 24 * 60 * 60
+client_document_cache_s_default = 60 * 60
+# Members a client ID metadata document must not have: it is public, so it holds no secret.
+CLIENT_DOCUMENT_FORBIDDEN = ("client_secret", "client_secret_expires_at")
+_MAX_AGE = re.compile(r"(?:^|,)\s*(?:s-)?max-age\s*=\s*\"?(\d{1,10})\"?\s*(?:,|$)", re.IGNORECASE)
+_NO_STORE = re.compile(r"(?:^|,)\s*(?:no-store|no-cache)\s*(?:,|$)", re.IGNORECASE)
+
+
+def is_client_document_url(client_id: str) -> bool:
+    """Whether a client_id names a client ID metadata document (a URL) rather than a client
+    registered here (`ocl_…`)."""
+    return client_id[:8].lower().startswith(("https://", "http://"))
+
+
+def client_document_url_problem(url: str) -> str | None:
+    """Why a client_id cannot be a client ID metadata document URL: it must be https, with a
+    path (not the root), and no fragment, user information or dot segments."""
+    if len(url) > redirect_uri_chars_max:
+        return f"must be at most {redirect_uri_chars_max} characters"
+    if any(character.isspace() or ord(character) < 0x20 for character in url):
+        return "must not contain spaces or control characters"
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return "is not a URL"
+    if parts.scheme != "https":
+        return "must be an https URL"
+    if not host:
+        return "must name a host"
+    if parts.username is not None or parts.password is not None:
+        return "must not carry user information"
+    if parts.fragment or "#" in url:
+        return "must not have a fragment"
+    if parts.path in ("", "/"):
+        return "must have a path (the document's), not the site's root"
+    if any(segment in (".", "..") for segment in parts.path.split("/")):
+        return "must not have . or .. path segments"
+    return None
+
+
+def client_document_cache_s(cache_control: str | None) -> int:
+    """How long a fetched document is used (see the bounds above)."""
+    if cache_control is not None:
+        if _NO_STORE.search(cache_control):
+            return client_document_cache_s_min
+        found = _MAX_AGE.search(cache_control)
+        if found is not None:
+            return max(
+                client_document_cache_s_min, min(int(found.group(1)), client_document_cache_s_max)
+            )
+    return client_document_cache_s_default
+
+
+def client_document_problem(document: object, url: str) -> str | None:
+    """Why a fetched document cannot describe the client `url` names (its other members are
+    checked as a registration's are)."""
+    if not isinstance(document, dict):
+        return "is not a JSON object"
+    if document.get("client_id") != url:
+        return "has a client_id that is not the URL it was fetched from"
+    forbidden = [name for name in CLIENT_DOCUMENT_FORBIDDEN if name in document]
+    if forbidden:
+        return f"must not have {', '.join(forbidden)} (a metadata document is public)"
+    method = document.get("token_endpoint_auth_method")
+    if method not in (None, ClientAuthentication.NONE.value):
+        return (
+            f"token_endpoint_auth_method {method!r} is not supported for a metadata document "
+            "client: use none (a public client, PKCE alone)"
+        )
+    return None

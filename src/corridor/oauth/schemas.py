@@ -73,12 +73,21 @@ GRANT_EXAMPLE = "oag_01jd3x0p6x9e3k2v1m8q4r7s5t"
 
 class OAuthClientRead(ResponseModel):
     id: str = Field(
-        description="The client_id it registered with", examples=["ocl_01jd3x0p6x9e3k2v1m8q4r7s5t"]
+        description="The client_id it registered with, or, for a client known by its client "
+        "ID metadata document, the id Corridor keeps it under (its client_id is "
+        "`metadataUrl`)",
+        examples=["ocl_01jd3x0p6x9e3k2v1m8q4r7s5t"],
     )
     name: str | None = Field(
         description="The name it gave itself (client_name): unverified", examples=["Claude"]
     )
     redirect_uris: list[str] = Field(examples=[["http://127.0.0.1:33418/callback"]])
+    metadata_url: str | None = Field(
+        default=None,
+        description="The https URL of its client ID metadata document, which is its "
+        "client_id (docs/mcp.md); null for a client registered dynamically",
+        examples=[None],
+    )
     created_at: Timestamp
 
 

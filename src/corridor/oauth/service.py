@@ -14,10 +14,12 @@ returns `Refused` instead of raising, and the endpoint commits before it answers
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from mcp.server.auth.provider import construct_redirect_uri
+from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller, CallerKind, ToolConfirmation
@@ -29,7 +31,7 @@ from corridor.kit.ids import new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.oauth import OAuthAuthorization, OAuthClient, OAuthGrant, OAuthToken
 from corridor.models.transfer import Agent
-from corridor.oauth import repository, rules
+from corridor.oauth import documents, repository, rules
 from corridor.oauth.errors import (
     AuthorizationClosed,
     AuthorizationRefused,
@@ -163,7 +165,7 @@ async def authenticate_client(session: AsyncSession, credentials: ClientCredenti
     basic = credentials.method is ClientAuthentication.SECRET_BASIC
     if not credentials.client_id:
         raise InvalidClient("client_id is missing", basic=basic)
-    client = await repository.client_by_id(session, credentials.client_id)
+    client = await _known_client(session, credentials.client_id)
     if client is None:
         raise InvalidClient("Unknown client_id", basic=basic)
     registered = ClientAuthentication(client.token_endpoint_auth_method)
@@ -180,6 +182,116 @@ async def authenticate_client(session: AsyncSession, credentials: ClientCredenti
     if client.secret_hash is None or not same_hash(client.secret_hash, presented):
         raise InvalidClient("The client secret is wrong", basic=basic)
     return client
+
+
+# --- Client ID metadata documents ----------------------------------------------------------
+
+
+async def _known_client(session: AsyncSession, client_id: str) -> OAuthClient | None:
+    """The client a client_id names: registered here (`ocl_…`), or the metadata document
+    URL of a client seen before (as last fetched: the token and revocation endpoints never
+    fetch)."""
+    if rules.is_client_document_url(client_id):
+        return await repository.client_by_metadata_url(session, client_id)
+    return await repository.client_by_id(session, client_id)
+
+
+def _document_registration(url: str, body: bytes) -> ClientRegistrationRequest:
+    """The fetched document as the registration it stands for, or InvalidRequest."""
+
+    def refuse(problem: str) -> InvalidRequest:
+        return InvalidRequest(f"The client ID metadata document at {url} {problem}")
+
+    try:
+        document = json.loads(body)
+    except (ValueError, RecursionError):
+        raise refuse("is not JSON") from None
+    problem = rules.client_document_problem(document, url)
+    if problem is not None:
+        raise refuse(problem)
+    try:
+        return ClientRegistrationRequest.model_validate(document)
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = ".".join(str(part) for part in first.get("loc", ())) or "document"
+        raise refuse(f"is not valid: {field}: {first.get('msg', 'invalid value')}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class ClientDocument:
+    """A client ID metadata document as fetched and checked, to be kept."""
+
+    url: str
+    registration: ClientRegistrationRequest
+    grant_types: list[str]
+    scope: str | None
+    expires_at: datetime
+
+
+async def read_client_document(
+    session: AsyncSession, client_id: str | None, *, now: datetime, fetch: documents.Fetch
+) -> ClientDocument | None:
+    """For a client_id that is a metadata document URL with no fresh copy kept: the
+    document, fetched (SSRF-guarded and bounded: documents.py) and checked (its client_id
+    is the URL, its redirect URIs and grant types as a registration's); InvalidRequest when
+    it cannot be used. None when there is nothing to fetch. It only reads, so the caller
+    fetches outside any write transaction (SQLite has one writer)."""
+    if client_id is None or not rules.is_client_document_url(client_id):
+        return None
+    url = client_id
+    problem = rules.client_document_url_problem(url)
+    if problem is not None:
+        raise InvalidRequest(f"client_id: a client ID metadata document URL {problem}")
+    known = await repository.client_by_metadata_url(session, url)
+    if known is not None and known.metadata_expires_at is not None:
+        if known.metadata_expires_at > now:
+            return None
+    try:
+        fetched = await fetch(url)
+    except documents.DocumentUnavailable as error:
+        raise InvalidRequest(
+            f"The client ID metadata document at {url} cannot be used: {error}"
+        ) from None
+    registration = _document_registration(url, fetched.body)
+    try:
+        grant_types, scope = _checked_registration(registration)
+    except OAuthError as error:
+        raise InvalidRequest(
+            f"The client ID metadata document at {url} is not valid: {error.message}"
+        ) from None
+    expires_at = now + timedelta(seconds=rules.client_document_cache_s(fetched.cache_control))
+    return ClientDocument(url, registration, grant_types, scope, expires_at)
+
+
+async def _document_client(
+    session: AsyncSession, url: str, document: ClientDocument | None, *, now: datetime
+) -> OAuthClient | None:
+    """The client a metadata document URL names: as kept, or as just fetched (kept now)."""
+    known = await repository.client_by_metadata_url(session, url, locked=document is not None)
+    if document is None or document.url != url:
+        return known
+    if known is None:
+        known = OAuthClient(
+            id=new_id("ocl"),
+            secret_hash=None,
+            created_at=now,
+            metadata_url=url,
+            token_endpoint_auth_method=ClientAuthentication.NONE.value,
+        )
+        _describe(known, document)
+        return await repository.add_client_once(session, known)
+    _describe(known, document)
+    await session.flush()
+    return known
+
+
+def _describe(client: OAuthClient, document: ClientDocument) -> None:
+    client.name = document.registration.client_name
+    client.redirect_uris = list(document.registration.redirect_uris)
+    client.grant_types = document.grant_types
+    client.scope = document.scope
+    client.details = document.registration.details()
+    client.metadata_expires_at = document.expires_at
 
 
 # --- Authorization requests and consent ----------------------------------------------------
@@ -256,14 +368,27 @@ def _checked_ask(
 
 
 async def start_authorization(
-    session: AsyncSession, *, ask: AuthorizationAsk, resource: str, now: datetime
+    session: AsyncSession,
+    *,
+    ask: AuthorizationAsk,
+    resource: str,
+    now: datetime,
+    document: ClientDocument | None = None,
 ) -> OAuthAuthorization:
-    """A request waiting for an owner's consent. An unknown client or a redirect URI it did
-    not register: InvalidRequest (answered here, never redirected); any other problem:
-    AuthorizationRefused (sent back to the redirect URI)."""
-    client = await repository.client_by_id(session, ask.client_id or "")
+    """A request waiting for an owner's consent; `document` is what read_client_document
+    fetched for it, if anything. An unknown client, or a redirect URI the client did not
+    register or list: InvalidRequest (answered here, never redirected); any other
+    problem: AuthorizationRefused (sent back to the redirect URI)."""
+    client_id = ask.client_id or ""
+    if rules.is_client_document_url(client_id):
+        client: OAuthClient | None = await _document_client(session, client_id, document, now=now)
+    else:
+        client = await repository.client_by_id(session, client_id)
     if client is None:
-        raise InvalidRequest("client_id is missing or unknown: register first (RFC 7591)")
+        raise InvalidRequest(
+            "client_id is missing or unknown: register first (RFC 7591), or use the https "
+            "URL of your client ID metadata document"
+        )
     redirect_uri = _redirect_uri_of(client, ask.redirect_uri)
     scopes = _checked_ask(client, ask, redirect_uri=redirect_uri, resource=resource)
     await repository.delete_expired(session, now, batch_max=rules.expired_rows_deleted_max)

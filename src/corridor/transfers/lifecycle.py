@@ -14,9 +14,10 @@ from corridor.kit.errors import NotFound
 from corridor.kit.ids import looks_like_id
 from corridor.models.event import Event
 from corridor.models.transfer import Transfer, TransferLeg
+from corridor.rails.base import RailName
 from corridor.transfers import events, repository, spending
 from corridor.transfers.errors import TransferStateRefused
-from corridor.transfers.rules import states
+from corridor.transfers.rules import states, swift_routing
 from corridor.transfers.rules.states import LegStatus, TransferStatus
 
 
@@ -89,10 +90,20 @@ def move(
         transfer.next_step_at = None
         transfer.funding_needed = False
         transfer.deposit_instructions = None
+    _route_follows(transfer, swift_routing.outcome_of_transfer(target), now=now)
     refresh_leg_index(transfer, legs)
     return events.transfer_event_row(
         events.status_event(target), transfer=transfer, legs=legs, now=now, make=make_event
     )
+
+
+def _route_follows(
+    transfer: Transfer, outcome: swift_routing.StepStatus | None, *, now: datetime
+) -> None:
+    """metadata.swiftRouting's steps move with the payment (rules/swift_routing.py)."""
+    moved = swift_routing.metadata_after(transfer.metadata_, outcome, now=now)
+    if moved is not None:
+        transfer.metadata_ = moved
 
 
 async def set_status(
@@ -138,6 +149,8 @@ def set_leg_status(
     if reason is not None:
         leg.failure_reason = reason[:500]
     transfer.updated_at = now
+    if leg.output_rail == RailName.SWIFT:
+        _route_follows(transfer, swift_routing.outcome_of_leg(target), now=now)
     refresh_leg_index(transfer, legs)
     events.transfer_event(
         session, events.LEG_UPDATED, transfer=transfer, legs=legs, now=now, leg=leg

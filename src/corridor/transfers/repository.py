@@ -9,8 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Select, delete, func, or_, select, true, update
-from sqlalchemy.dialects import postgresql as postgresql_dialect
-from sqlalchemy.dialects import sqlite as sqlite_dialect
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased, outerjoin
 
@@ -23,6 +22,7 @@ from corridor.kit.db import get_kept
 from corridor.kit.ids import looks_like_id
 from corridor.ledger.rules import CUSTOMER_BALANCE
 from corridor.models.customer import Customer
+from corridor.models.evm import EvmDepositAddress, EvmDepositLog, EvmScanCursor
 from corridor.models.ledger import LedgerAccount
 from corridor.models.organization import Organization
 from corridor.models.party import Counterparty, ExternalAccount, ExternalWallet
@@ -468,9 +468,9 @@ async def add_to_spend_window(
     within = None if limit is None else column + amount <= limit
     upsert: Any
     if db.is_sqlite(session):
-        upsert = sqlite_dialect.insert(AgentSpendWindow).values(values)
+        upsert = sqlite.insert(AgentSpendWindow).values(values)
     else:
-        upsert = postgresql_dialect.insert(AgentSpendWindow).values(values)
+        upsert = postgresql.insert(AgentSpendWindow).values(values)
     statement = upsert.on_conflict_do_update(
         index_elements=[AgentSpendWindow.id],
         set_={"spent": column + amount, "updated_at": now},
@@ -488,3 +488,49 @@ async def take_from_spend_window(
         .values(spent=AgentSpendWindow.spent - amount, updated_at=now)
         .execution_options(synchronize_session=False)
     )
+
+
+# --- Deposits found on chain (transfers/deposits/chain.py) --------------------------------
+
+
+async def locked_scan_cursor(
+    session: AsyncSession, *, chain: str, token_address: str, start_block: int, now: datetime
+) -> EvmScanCursor:
+    """The scan cursor of a chain's token, made at `start_block` the first time, locked
+    until the transaction ends (one scan of a range at a time)."""
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    await session.execute(
+        insert(EvmScanCursor)
+        .values(chain=chain, token_address=token_address, next_block=start_block, updated_at=now)
+        .on_conflict_do_nothing(index_elements=["chain", "token_address"])
+    )
+    found = await session.execute(
+        select(EvmScanCursor)
+        .where(EvmScanCursor.chain == chain, EvmScanCursor.token_address == token_address)
+        .with_for_update()
+    )
+    return found.scalar_one()
+
+
+async def deposit_wallet_at(session: AsyncSession, address: str) -> VirtualAccount | None:
+    """The deposit wallet an HD-derived address belongs to (any organization)."""
+    found = await session.execute(
+        select(VirtualAccount)
+        .join(EvmDepositAddress, EvmDepositAddress.virtual_account_id == VirtualAccount.id)
+        .where(EvmDepositAddress.address == address)
+    )
+    return found.scalar_one_or_none()
+
+
+async def deposit_log_seen(
+    session: AsyncSession, *, chain: str, tx_hash: str, log_index: int
+) -> bool:
+    found = await session.execute(
+        select(EvmDepositLog.id).where(
+            EvmDepositLog.chain == chain,
+            EvmDepositLog.tx_hash == tx_hash,
+            EvmDepositLog.log_index == log_index,
+        )
+    )
+    return found.scalar_one_or_none() is not None

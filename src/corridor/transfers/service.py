@@ -30,6 +30,7 @@ from corridor.transfers.errors import TransferNotDraft
 from corridor.transfers.planning import plan as planning
 from corridor.transfers.plugins import TransferPlugins
 from corridor.transfers.repository import TransferFilters
+from corridor.transfers.rules import drafts
 from corridor.transfers.rules.states import TransferStatus
 from corridor.transfers.schemas.requests import TransferCreate, TransferUpdate
 
@@ -44,17 +45,6 @@ _SIMPLE_FIELDS = ("client_reference_id", "remarks", "internal_remarks", "payment
 def _request_dict(model: Any) -> dict[str, Any]:
     """A source or destination as sent: camelCase names, only the fields sent."""
     return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
-
-
-def _merged(stored: dict[str, Any], changes: Any) -> dict[str, Any]:
-    """JSON merge: fields sent replace the stored ones; a field sent as null is removed."""
-    merged = dict(stored)
-    for key, value in _request_dict(changes).items():
-        if value is None:
-            merged.pop(key, None)
-        else:
-            merged[key] = value
-    return merged
 
 
 async def _attachable_documents(
@@ -277,12 +267,18 @@ async def update_transfer(
 
 
 def _apply_changes(transfer: Transfer, data: TransferUpdate) -> None:
-    """The fields a PATCH sent, onto the draft (a field sent as null clears it)."""
+    """The fields a PATCH sent, onto the draft (a field sent as null clears it; naming
+    another kind of source or destination replaces the old one, and a new rail drops the
+    old rail's references: rules/drafts.py)."""
     fields = data.model_fields_set
     if data.source is not None:
-        transfer.source_request = _merged(transfer.source_request, data.source)
+        sent = _request_dict(data.source)
+        transfer.source_request = drafts.source_after_patch(transfer.source_request, sent)
     if data.destination is not None:
-        transfer.destination_request = _merged(transfer.destination_request, data.destination)
+        sent = _request_dict(data.destination)
+        transfer.destination_request = drafts.destination_after_patch(
+            transfer.destination_request, sent
+        )
     if data.amount is not None:
         transfer.source_amount = data.amount.minor_units
         transfer.source_currency = data.amount.currency

@@ -1559,9 +1559,10 @@ export interface paths {
          * Set a transfer leg's status (sandbox)
          * @description Force the current leg: COMPLETED (its money moves, the engine continues) or FAILED
          *     (the transfer fails and its money goes back, or a REFUND_* transfer sends it back).
-         *     RETURNED, on a payout leg (PAYOUT_FIAT, WITHDRAW_CRYPTO) only: a COMPLETED transfer
-         *     becomes REVERSED with the payout credited to `returnedToAccountId` at `returnedAt`;
-         *     a payout not yet settled fails as with FAILED. Any other leg: 409 `invalid_state`.
+         *     RETURNED, on a payout leg (PAYOUT_FIAT, WITHDRAW_CRYPTO) or a pull (DEPOSIT_FIAT)
+         *     only: a COMPLETED transfer becomes REVERSED at `returnedAt`, a payout credited to
+         *     `returnedToAccountId`, a pull's amount taken back from the balance it reached; one
+         *     not yet settled fails as with FAILED. Any other leg: 409 `invalid_state`.
          */
         post: operations["set_leg_status_v1_sandbox_transfers__transfer_id__legs__leg_id__status_post"];
         delete?: never;
@@ -1762,6 +1763,92 @@ export interface paths {
          *     production the bank's files arrive only over the bank connection (403 `sandbox_only`).
          */
         post: operations["import_bank_file_v1_sandbox_bank_files_imports_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a bank statement
+         * @description Read a camt.053 statement or a BAI2 file and match every line to a payment
+         *     Corridor sent or pulled, by reference (end-to-end id, UETR, trace number or transfer
+         *     id), side and amount. What does not match (no or unknown reference, another amount, a second line for a payment
+         *     already matched) becomes an exception, with a `reconciliation.exception` event. The
+         *     same statement imported again changes nothing.
+         */
+        post: operations["import_statement_v1_reconciliation_statements_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/statements/{statement_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an imported statement
+         * @description The statement's counts: lines, matched, exceptions.
+         */
+        get: operations["get_statement_v1_reconciliation_statements__statement_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/lines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List statement lines (the exceptions list)
+         * @description Statement lines, newest first; `status=EXCEPTION` is the exceptions list.
+         */
+        get: operations["list_lines_v1_reconciliation_lines_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/lines/{line_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve an exception
+         * @description Say what an exception was (and, if it was one, which transfer): it leaves the
+         *     exceptions list; `reconciliation.resolved` is emitted. 409 for a line that is not an
+         *     exception.
+         */
+        post: operations["resolve_line_v1_reconciliation_lines__line_id__resolve_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4403,6 +4490,147 @@ export interface components {
             createdAt: string;
         };
         /**
+         * BankStatementImport
+         * @example {
+         *       "content": "<?xml version=…",
+         *       "name": "camt053-20261119.xml"
+         *     }
+         */
+        BankStatementImport: {
+            /** Name */
+            name: string;
+            /**
+             * Content
+             * @description A camt.053 statement (XML) or a BAI2 file (text starting with `01,`)
+             */
+            content: string;
+        };
+        /**
+         * BankStatementLineRead
+         * @example {
+         *       "id": "stl_01m8a3b7d1x4yz3k8w5r6t1v0n",
+         *       "statementId": "stm_01m8a3b7c9x4yz3k8w5r6t1v0n",
+         *       "lineNumber": 17,
+         *       "direction": "DEBIT",
+         *       "amount": "12345",
+         *       "currency": "EUR",
+         *       "bookedOn": "2026-11-19",
+         *       "reference": "SCT20261118QW3ERT5Y7U9I1O3P5A7S9D",
+         *       "description": "Invoice 2026-118",
+         *       "status": "EXCEPTION",
+         *       "transferId": "tfr_01m8a2p1j5k6m7n8p9q0r1s2t3",
+         *       "exceptionReason": "AMOUNT_MISMATCH",
+         *       "resolution": null,
+         *       "resolvedBy": null,
+         *       "resolvedAt": null,
+         *       "createdAt": "2026-11-19T08:00:00.000Z"
+         *     }
+         */
+        BankStatementLineRead: {
+            /** Id */
+            id: string;
+            /** Statementid */
+            statementId: string;
+            /** Linenumber */
+            lineNumber: number;
+            /**
+             * Direction
+             * @description CREDIT (money in) or DEBIT (money out)
+             */
+            direction: string;
+            /**
+             * Amount
+             * @description Minor units
+             */
+            amount: string;
+            /** Currency */
+            currency: string;
+            /** Bookedon */
+            bookedOn: string | null;
+            /** Reference */
+            reference: string | null;
+            /** Description */
+            description: string | null;
+            /**
+             * Status
+             * @description MATCHED, EXCEPTION or RESOLVED
+             */
+            status: string;
+            /** Transferid */
+            transferId: string | null;
+            /**
+             * Exceptionreason
+             * @description NO_REFERENCE, UNKNOWN_REFERENCE, AMOUNT_MISMATCH or DUPLICATE
+             */
+            exceptionReason: string | null;
+            /** Resolution */
+            resolution: string | null;
+            /** Resolvedby */
+            resolvedBy: string | null;
+            /** Resolvedat */
+            resolvedAt: string | null;
+            /** Createdat */
+            createdAt: string;
+        };
+        /**
+         * BankStatementLineResolve
+         * @example {
+         *       "resolution": "Bank fee, booked by hand"
+         *     }
+         */
+        BankStatementLineResolve: {
+            /**
+             * Resolution
+             * @description What was done, and why
+             */
+            resolution: string;
+            /**
+             * Transferid
+             * @description The transfer the line turned out to be
+             */
+            transferId?: string | null;
+        };
+        /**
+         * BankStatementRead
+         * @example {
+         *       "id": "stm_01m8a3b7c9x4yz3k8w5r6t1v0n",
+         *       "format": "CAMT_053",
+         *       "statementId": "STMT-2026-11-19",
+         *       "account": "DE89370400440532013000",
+         *       "name": "camt053-20261119.xml",
+         *       "lineCount": 1000,
+         *       "matchedCount": 962,
+         *       "exceptionCount": 38,
+         *       "createdAt": "2026-11-19T08:00:00.000Z"
+         *     }
+         */
+        BankStatementRead: {
+            /** Id */
+            id: string;
+            /**
+             * Format
+             * @description CAMT_053 or BAI2
+             */
+            format: string;
+            /**
+             * Statementid
+             * @description The bank's id of the statement
+             */
+            statementId: string | null;
+            /** Account */
+            account: string | null;
+            /** Name */
+            name: string;
+            /** Linecount */
+            lineCount: number;
+            /** Matchedcount */
+            matchedCount: number;
+            /** Exceptioncount */
+            exceptionCount: number;
+            /** Createdat */
+            createdAt: string;
+        };
+        /**
          * BeneficiaryType
          * @enum {string}
          */
@@ -6561,6 +6789,11 @@ export interface components {
             monthly: string | null;
         };
         /**
+         * LineStatus
+         * @enum {string}
+         */
+        LineStatus: "MATCHED" | "EXCEPTION" | "RESOLVED";
+        /**
          * ListResponse[AccountRead]
          * @example {
          *       "data": [
@@ -6811,6 +7044,44 @@ export interface components {
         ListResponse_BankFileRead_: {
             /** Data */
             data: components["schemas"]["BankFileRead"][];
+            /**
+             * Nextcursor
+             * @description Pass as `cursor` for the next page
+             */
+            nextCursor?: string | null;
+            /** Hasmore */
+            hasMore: boolean;
+        };
+        /**
+         * ListResponse[BankStatementLineRead]
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "stl_01m8a3b7d1x4yz3k8w5r6t1v0n",
+         *           "statementId": "stm_01m8a3b7c9x4yz3k8w5r6t1v0n",
+         *           "lineNumber": 17,
+         *           "direction": "DEBIT",
+         *           "amount": "12345",
+         *           "currency": "EUR",
+         *           "bookedOn": "2026-11-19",
+         *           "reference": "SCT20261118QW3ERT5Y7U9I1O3P5A7S9D",
+         *           "description": "Invoice 2026-118",
+         *           "status": "EXCEPTION",
+         *           "transferId": "tfr_01m8a2p1j5k6m7n8p9q0r1s2t3",
+         *           "exceptionReason": "AMOUNT_MISMATCH",
+         *           "resolution": null,
+         *           "resolvedBy": null,
+         *           "resolvedAt": null,
+         *           "createdAt": "2026-11-19T08:00:00.000Z"
+         *         }
+         *       ],
+         *       "nextCursor": null,
+         *       "hasMore": false
+         *     }
+         */
+        ListResponse_BankStatementLineRead_: {
+            /** Data */
+            data: components["schemas"]["BankStatementLineRead"][];
             /**
              * Nextcursor
              * @description Pass as `cursor` for the next page
@@ -7494,7 +7765,7 @@ export interface components {
          *               "source": "SANDBOX",
          *               "senderBic": "CRDRUS30",
          *               "receiverBic": "BUKBGB22",
-         *               "checkedAt": "2026-11-24T21:21:44.081Z",
+         *               "checkedAt": "2026-11-24T21:21:44.089Z",
          *               "steps": [
          *                 {
          *                   "label": "Sending bank",
@@ -7506,13 +7777,13 @@ export interface components {
          *                   "label": "Correspondent bank",
          *                   "bic": "CRDCGB30",
          *                   "bankName": "Corridor Sandbox Correspondent (GB)",
-         *                   "status": "IN_PROGRESS"
+         *                   "status": "COMPLETED"
          *                 },
          *                 {
          *                   "label": "Beneficiary bank",
          *                   "bic": "BUKBGB22",
          *                   "bankName": "BARCLAYS BANK UK PLC",
-         *                   "status": "PENDING"
+         *                   "status": "COMPLETED"
          *                 }
          *               ]
          *             }
@@ -7876,7 +8147,7 @@ export interface components {
         OAuthClientRead: {
             /**
              * Id
-             * @description The client_id it registered with
+             * @description The client_id it registered with, or, for a client known by its client ID metadata document, the id Corridor keeps it under (its client_id is `metadataUrl`)
              * @example ocl_01jd3x0p6x9e3k2v1m8q4r7s5t
              */
             id: string;
@@ -7893,6 +8164,12 @@ export interface components {
              *     ]
              */
             redirectUris: string[];
+            /**
+             * Metadataurl
+             * @description The https URL of its client ID metadata document, which is its client_id (docs/mcp.md); null for a client registered dynamically
+             * @example null
+             */
+            metadataUrl?: string | null;
             /** Createdat */
             createdAt: string;
         };
@@ -10008,7 +10285,7 @@ export interface components {
          *           "source": "SANDBOX",
          *           "senderBic": "CRDRUS30",
          *           "receiverBic": "BUKBGB22",
-         *           "checkedAt": "2026-11-24T21:21:44.081Z",
+         *           "checkedAt": "2026-11-24T21:21:44.089Z",
          *           "steps": [
          *             {
          *               "label": "Sending bank",
@@ -10020,13 +10297,13 @@ export interface components {
          *               "label": "Correspondent bank",
          *               "bic": "CRDCGB30",
          *               "bankName": "Corridor Sandbox Correspondent (GB)",
-         *               "status": "IN_PROGRESS"
+         *               "status": "COMPLETED"
          *             },
          *             {
          *               "label": "Beneficiary bank",
          *               "bic": "BUKBGB22",
          *               "bankName": "BARCLAYS BANK UK PLC",
-         *               "status": "PENDING"
+         *               "status": "COMPLETED"
          *             }
          *           ]
          *         }
@@ -10161,7 +10438,11 @@ export interface components {
         /**
          * TransferUpdate
          * @description Every field optional; `source` and `destination` are merged into the draft's (a
-         *     field sent as null is removed). Only a DRAFT can be updated.
+         *     field sent as null is removed), except that naming another kind of end (`accountId`,
+         *     `externalAccountId`, `toAddress`) replaces the old one with its `currency` and
+         *     `paymentRail`, and a new `paymentRail` drops the references of the old rail
+         *     (`achReference`, `wireMessage`, …) unless they are sent again. Only a DRAFT can be
+         *     updated.
          * @example {
          *       "amount": {
          *         "currency": "USD",
@@ -10887,10 +11168,118 @@ export interface components {
             staleAfterSeconds: number;
         };
     };
-    responses: never;
+    responses: {
+        /** @description `rate_limited`: too many requests with this credential (its organization's `requestsPerSecondPerKey`, or the server's default), too many credentials from this address that did not authenticate, or too many failed sign-ins. Wait `Retry-After` seconds; the RateLimit-* fields describe the window that is spent. */
+        RateLimited: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "rate_limited",
+                 *       "message": "Too many requests with this credential: at most 300 per second",
+                 *       "requestId": "req_01jd3x0p6x9e3k2v1m8q4r7s5t"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description `service_unavailable`: no database connection was free in time, or the database refused or lost one. The request changed nothing (its Idempotency-Key is not spent): send it again after `Retry-After` seconds. */
+        ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfterUnavailable"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "service_unavailable",
+                 *       "message": "Too many requests in flight; no database connection was free",
+                 *       "requestId": "req_01jd3x0p6x9e3k2v1m8q4r7s5t"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description `method_not_allowed`: the path, with the path parameters sent (an id holding an encoded `/`), is one another operation serves with other methods; `Allow` names them. */
+        MethodNotAllowed: {
+            headers: {
+                Allow: components["headers"]["Allow"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "method_not_allowed",
+                 *       "message": "Method not allowed on this path",
+                 *       "requestId": "req_01jd3x0p6x9e3k2v1m8q4r7s5t"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description `uri_too_long`: the path and query are longer than 8 KiB. */
+        UriTooLong: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "uri_too_long",
+                 *       "message": "The URL (path and query) is longer than 8192 bytes",
+                 *       "requestId": "req_01jd3x0p6x9e3k2v1m8q4r7s5t"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description Seconds to wait before sending the request again.
+         * @example 1
+         */
+        RetryAfter: number;
+        /**
+         * @description Seconds to wait before sending the request again: always with `service_unavailable` (the request changed nothing); not with a 503 that says the server is configured without something (`assistant_provider_not_configured`).
+         * @example 1
+         */
+        RetryAfterUnavailable: number;
+        /**
+         * @description The requests (or failures) the window allows.
+         * @example 300
+         */
+        RateLimitLimit: number;
+        /**
+         * @description What is left of the window: 0 on a 429.
+         * @example 0
+         */
+        RateLimitRemaining: number;
+        /**
+         * @description Seconds until the window has room again.
+         * @example 1
+         */
+        RateLimitReset: number;
+        /**
+         * @description The limit and its window in seconds (IETF RateLimit header fields draft).
+         * @example 300;w=1
+         */
+        RateLimitPolicy: string;
+        /**
+         * @description The methods this path answers (RFC 9110).
+         * @example GET, PATCH, DELETE
+         */
+        Allow: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -10921,6 +11310,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description Service Unavailable */
             503: {
                 headers: {
@@ -10981,6 +11371,7 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description Not ready: a check failed */
             503: {
                 headers: {
@@ -11088,6 +11479,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11097,6 +11489,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_api_key_v1_api_keys_post: {
@@ -11191,6 +11585,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11200,6 +11595,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revoke_api_key_v1_api_keys__key_id__delete: {
@@ -11274,6 +11671,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11283,6 +11681,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_api_key_v1_api_keys__key_id__patch: {
@@ -11376,6 +11776,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11385,6 +11786,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_console_session_v1_console_sessions_post: {
@@ -11474,6 +11877,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11483,6 +11887,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_console_session_v1_console_sessions_current_get: {
@@ -11567,6 +11973,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11576,6 +11983,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     delete_console_session_v1_console_sessions_current_delete: {
@@ -11648,6 +12057,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11657,6 +12067,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_current_organization_v1_organizations_current_get: {
@@ -11741,6 +12153,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11750,6 +12163,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_current_organization_v1_organizations_current_patch: {
@@ -11838,6 +12253,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11847,6 +12263,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_configuration_v1_organizations_current_configuration_get: {
@@ -11943,6 +12361,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -11952,6 +12371,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_configuration_v1_organizations_current_configuration_patch: {
@@ -12052,6 +12473,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12061,6 +12483,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_organizations_v1_organizations_get: {
@@ -12156,6 +12580,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12165,6 +12590,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_organization_v1_organizations_post: {
@@ -12265,6 +12692,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12274,6 +12702,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_organization_v1_organizations__organization_id__get: {
@@ -12360,6 +12790,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12369,6 +12800,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_individual_customer_v1_customers_individual_post: {
@@ -12483,6 +12916,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12492,6 +12926,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_business_customer_v1_customers_business_post: {
@@ -12608,6 +13044,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12617,6 +13054,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_customers_v1_customers_get: {
@@ -12746,6 +13185,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12755,6 +13195,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_customer_v1_customers__customer_id__get: {
@@ -12852,6 +13294,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -12870,6 +13313,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -12879,6 +13323,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_customer_v1_customers__customer_id__patch: {
@@ -12977,6 +13423,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -12995,6 +13442,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13004,6 +13452,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     archive_customer_v1_customers__customer_id__archive_post: {
@@ -13098,6 +13548,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -13116,6 +13567,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13125,6 +13577,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_capabilities_v1_customers__customer_id__capabilities_get: {
@@ -13224,6 +13678,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13233,6 +13688,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_compliance_requirements_v1_customers__customer_id__compliance_requirements_get: {
@@ -13347,6 +13804,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13356,6 +13814,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     save_individual_verification_v1_customers__customer_id__individual_verification_put: {
@@ -13443,6 +13903,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -13461,6 +13922,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13470,6 +13932,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     save_business_verification_v1_customers__customer_id__business_verification_put: {
@@ -13557,6 +14021,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -13575,6 +14040,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13584,6 +14050,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     submit_verification_v1_customers__customer_id__submit_verification_post: {
@@ -13678,6 +14146,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -13696,6 +14165,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13705,6 +14175,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_verification_status_v1_customers__customer_id__verification_status_get: {
@@ -13806,6 +14278,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13815,6 +14288,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     set_verification_status_in_sandbox_v1_sandbox_customers__customer_id__verification_status_post: {
@@ -13931,6 +14406,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -13940,6 +14416,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     start_terms_of_service_v1_terms_of_service_acceptances_post: {
@@ -14029,6 +14507,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14038,6 +14517,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     accept_terms_of_service_v1_terms_of_service_acceptances__acceptance_id__accept_post: {
@@ -14125,6 +14606,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14134,6 +14616,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_terms_of_service_v1_terms_of_service_acceptances__acceptance_id__get: {
@@ -14203,6 +14687,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -14221,6 +14706,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14230,6 +14716,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_associated_entity_v1_customers__customer_id__associated_entities_post: {
@@ -14319,6 +14807,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -14337,6 +14826,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14346,6 +14836,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_associated_entity_v1_customers__customer_id__associated_entities__entity_id__get: {
@@ -14432,6 +14924,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -14450,6 +14943,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14459,6 +14953,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     delete_associated_entity_v1_customers__customer_id__associated_entities__entity_id__delete: {
@@ -14516,6 +15012,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -14534,6 +15031,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14543,6 +15041,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_associated_entity_v1_customers__customer_id__associated_entities__entity_id__patch: {
@@ -14633,6 +15133,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -14651,6 +15152,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14660,6 +15162,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_verification_link_v1_customers__customer_id__associated_entities__entity_id__verification_link_post: {
@@ -14746,6 +15250,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14755,6 +15260,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_verification_session_v1_customers__customer_id__verification_sessions_post: {
@@ -14824,6 +15331,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -14842,6 +15350,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14851,6 +15360,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_verification_session_configuration_v1_verification_sessions__session_id__configuration_get: {
@@ -14975,6 +15486,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -14984,6 +15496,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_pending_rfi_v1_customers__customer_id__pending_enhanced_diligence_rfi_get: {
@@ -15123,6 +15637,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15132,6 +15647,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     save_rfi_progress_v1_customers__customer_id__pending_enhanced_diligence_rfi_progress_patch: {
@@ -15218,6 +15735,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15227,6 +15745,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_accounts_v1_accounts_get: {
@@ -15326,6 +15846,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15335,6 +15856,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_customer_accounts_v1_customers__customer_id__accounts_get: {
@@ -15432,6 +15955,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15441,6 +15965,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_account_v1_accounts__account_id__get: {
@@ -15527,6 +16053,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15536,6 +16063,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_balance_v1_accounts__account_id__balance_get: {
@@ -15636,6 +16165,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15645,6 +16175,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_balance_transactions_v1_accounts__account_id__balance_transactions_get: {
@@ -15755,6 +16287,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15764,6 +16297,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     fund_account_v1_sandbox_accounts__account_id__fund_post: {
@@ -15868,6 +16403,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -15877,6 +16413,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_counterparties_v1_counterparties_get: {
@@ -15991,6 +16529,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16000,6 +16539,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_counterparty_v1_counterparties_post: {
@@ -16103,6 +16644,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16112,6 +16654,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_counterparty_v1_counterparties__counterparty_id__get: {
@@ -16213,6 +16757,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16222,6 +16767,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     delete_counterparty_v1_counterparties__counterparty_id__delete: {
@@ -16296,6 +16843,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16305,6 +16853,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_counterparty_v1_counterparties__counterparty_id__patch: {
@@ -16410,6 +16960,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16419,6 +16970,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_external_accounts_v1_external_accounts_get: {
@@ -16539,6 +17092,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16548,6 +17102,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_external_account_v1_external_accounts_post: {
@@ -16655,6 +17211,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16664,6 +17221,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     validate_bank_code_v1_external_accounts_validate_bank_code_post: {
@@ -16749,6 +17308,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16758,6 +17318,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_external_account_v1_external_accounts__external_account_id__get: {
@@ -16845,6 +17407,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -16863,6 +17426,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16872,6 +17436,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_external_account_v1_external_accounts__external_account_id__patch: {
@@ -16963,6 +17529,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -16981,6 +17548,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -16990,6 +17558,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     close_external_account_v1_external_accounts__external_account_id__close_post: {
@@ -17095,6 +17665,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17104,6 +17675,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_external_wallets_v1_external_wallets_get: {
@@ -17212,6 +17785,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17221,6 +17795,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_external_wallet_v1_external_wallets_post: {
@@ -17314,6 +17890,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17323,6 +17900,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_external_wallet_v1_external_wallets__external_wallet_id__get: {
@@ -17414,6 +17993,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17423,6 +18003,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_external_wallet_v1_external_wallets__external_wallet_id__patch: {
@@ -17518,6 +18100,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17527,6 +18110,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_endpoints_v1_webhooks_endpoints_get: {
@@ -17626,6 +18211,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17635,6 +18221,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_endpoint_v1_webhooks_endpoints_post: {
@@ -17727,6 +18315,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17736,6 +18325,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_endpoint_v1_webhooks_endpoints__endpoint_id__get: {
@@ -17808,6 +18399,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -17826,6 +18418,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17835,6 +18428,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     delete_endpoint_v1_webhooks_endpoints__endpoint_id__delete: {
@@ -17891,6 +18486,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -17909,6 +18505,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -17918,6 +18515,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_endpoint_v1_webhooks_endpoints__endpoint_id__patch: {
@@ -17994,6 +18593,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -18012,6 +18612,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18021,6 +18622,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_secret_v1_webhooks_endpoints__endpoint_id__secret_get: {
@@ -18102,6 +18705,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18111,6 +18715,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rotate_secret_v1_webhooks_endpoints__endpoint_id__secret_rotate_post: {
@@ -18196,6 +18802,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18205,6 +18812,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     replay_v1_webhooks_endpoints__endpoint_id__replay_post: {
@@ -18294,6 +18903,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18303,6 +18913,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_messages_v1_webhooks_messages_get: {
@@ -18435,6 +19047,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18444,6 +19057,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_message_v1_webhooks_messages__message_id__get: {
@@ -18560,6 +19175,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -18578,6 +19194,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18587,6 +19204,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_attempts_v1_webhooks_messages__message_id__attempts_get: {
@@ -18693,6 +19312,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18702,6 +19322,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resend_message_v1_webhooks_messages__message_id__resend_post: {
@@ -18790,6 +19412,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -18799,6 +19422,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_transfers_v1_transfers_get: {
@@ -18997,7 +19622,7 @@ export interface operations {
                      *               "source": "SANDBOX",
                      *               "senderBic": "CRDRUS30",
                      *               "receiverBic": "BUKBGB22",
-                     *               "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *               "checkedAt": "2026-11-24T21:21:44.089Z",
                      *               "steps": [
                      *                 {
                      *                   "label": "Sending bank",
@@ -19009,13 +19634,13 @@ export interface operations {
                      *                   "label": "Correspondent bank",
                      *                   "bic": "CRDCGB30",
                      *                   "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *                   "status": "IN_PROGRESS"
+                     *                   "status": "COMPLETED"
                      *                 },
                      *                 {
                      *                   "label": "Beneficiary bank",
                      *                   "bic": "BUKBGB22",
                      *                   "bankName": "BARCLAYS BANK UK PLC",
-                     *                   "status": "PENDING"
+                     *                   "status": "COMPLETED"
                      *                 }
                      *               ]
                      *             }
@@ -19086,6 +19711,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -19095,6 +19721,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_transfer_v1_transfers_post: {
@@ -19279,7 +19907,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -19291,13 +19919,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -19364,6 +19992,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -19373,6 +20002,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_transfer_v1_transfers__transfer_id__get: {
@@ -19558,7 +20189,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -19570,13 +20201,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -19625,6 +20256,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -19643,6 +20275,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -19652,6 +20285,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_transfer_v1_transfers__transfer_id__patch: {
@@ -19838,7 +20473,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -19850,13 +20485,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -19905,6 +20540,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -19923,6 +20559,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -19932,6 +20569,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     submit_transfer_v1_transfers__transfer_id__submit_post: {
@@ -20114,7 +20753,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -20126,13 +20765,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -20199,6 +20838,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -20208,6 +20848,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     cancel_transfer_v1_transfers__transfer_id__cancel_post: {
@@ -20394,7 +21036,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -20406,13 +21048,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -20479,6 +21121,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -20488,6 +21131,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     fund_transfer_v1_transfers__transfer_id__fund_post: {
@@ -20674,7 +21319,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -20686,13 +21331,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -20759,6 +21404,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -20768,6 +21414,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_documents_v1_transfers__transfer_id__documents_get: {
@@ -20875,6 +21523,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -20884,6 +21533,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     review_transfer_v1_transfers__transfer_id__review_post: {
@@ -21070,7 +21721,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -21082,13 +21733,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -21155,6 +21806,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -21164,6 +21816,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     authorize_transfer_v1_transfers__transfer_id__authorize_post: {
@@ -21350,7 +22004,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -21362,13 +22016,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -21435,6 +22089,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -21444,6 +22099,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_customer_transfers_v1_customers__customer_id__transfers_get: {
@@ -21633,7 +22290,7 @@ export interface operations {
                      *               "source": "SANDBOX",
                      *               "senderBic": "CRDRUS30",
                      *               "receiverBic": "BUKBGB22",
-                     *               "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *               "checkedAt": "2026-11-24T21:21:44.089Z",
                      *               "steps": [
                      *                 {
                      *                   "label": "Sending bank",
@@ -21645,13 +22302,13 @@ export interface operations {
                      *                   "label": "Correspondent bank",
                      *                   "bic": "CRDCGB30",
                      *                   "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *                   "status": "IN_PROGRESS"
+                     *                   "status": "COMPLETED"
                      *                 },
                      *                 {
                      *                   "label": "Beneficiary bank",
                      *                   "bic": "BUKBGB22",
                      *                   "bankName": "BARCLAYS BANK UK PLC",
-                     *                   "status": "PENDING"
+                     *                   "status": "COMPLETED"
                      *                 }
                      *               ]
                      *             }
@@ -21722,6 +22379,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -21731,6 +22389,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_account_transfers_v1_accounts__account_id__transfers_get: {
@@ -21920,7 +22580,7 @@ export interface operations {
                      *               "source": "SANDBOX",
                      *               "senderBic": "CRDRUS30",
                      *               "receiverBic": "BUKBGB22",
-                     *               "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *               "checkedAt": "2026-11-24T21:21:44.089Z",
                      *               "steps": [
                      *                 {
                      *                   "label": "Sending bank",
@@ -21932,13 +22592,13 @@ export interface operations {
                      *                   "label": "Correspondent bank",
                      *                   "bic": "CRDCGB30",
                      *                   "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *                   "status": "IN_PROGRESS"
+                     *                   "status": "COMPLETED"
                      *                 },
                      *                 {
                      *                   "label": "Beneficiary bank",
                      *                   "bic": "BUKBGB22",
                      *                   "bankName": "BARCLAYS BANK UK PLC",
-                     *                   "status": "PENDING"
+                     *                   "status": "COMPLETED"
                      *                 }
                      *               ]
                      *             }
@@ -22009,6 +22669,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -22018,6 +22679,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_unmatched_deposits_v1_customers__customer_id__unmatched_deposits_get: {
@@ -22126,6 +22789,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -22135,6 +22799,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     simulate_deposit_v1_sandbox_deposits_post: {
@@ -22234,6 +22900,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -22243,6 +22910,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     complete_transfer_v1_sandbox_transfers__transfer_id__complete_post: {
@@ -22425,7 +23094,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -22437,13 +23106,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -22510,6 +23179,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -22519,6 +23189,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     set_leg_status_v1_sandbox_transfers__transfer_id__legs__leg_id__status_post: {
@@ -22706,7 +23378,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -22718,13 +23390,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -22791,6 +23463,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -22800,6 +23473,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_virtual_accounts_v1_accounts__account_id__virtual_accounts_get: {
@@ -22902,6 +23577,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -22911,6 +23587,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     read_clock_v1_sandbox_clock_get: {
@@ -22992,6 +23670,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23001,6 +23680,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     advance_clock_v1_sandbox_clock_advance_post: {
@@ -23086,6 +23767,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23095,6 +23777,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     reset_clock_v1_sandbox_clock_reset_post: {
@@ -23176,6 +23860,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23185,6 +23870,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_bank_files_v1_bank_files_get: {
@@ -23295,6 +23982,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23304,6 +23992,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_bank_file_v1_bank_files__bank_file_id__get: {
@@ -23401,6 +24091,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23410,6 +24101,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_bank_file_content_v1_bank_files__bank_file_id__content_get: {
@@ -23496,6 +24189,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23505,6 +24199,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_bank_file_entries_v1_bank_files__bank_file_id__entries_get: {
@@ -23602,6 +24298,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23611,6 +24308,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     import_bank_file_v1_sandbox_bank_files_imports_post: {
@@ -23710,6 +24409,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23719,6 +24419,444 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    import_statement_v1_reconciliation_statements_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BankStatementImport"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "stm_01m8a3b7c9x4yz3k8w5r6t1v0n",
+                     *       "format": "CAMT_053",
+                     *       "statementId": "STMT-2026-11-19",
+                     *       "account": "DE89370400440532013000",
+                     *       "name": "camt053-20261119.xml",
+                     *       "lineCount": 1000,
+                     *       "matchedCount": 962,
+                     *       "exceptionCount": 38,
+                     *       "createdAt": "2026-11-19T08:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BankStatementRead"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    get_statement_v1_reconciliation_statements__statement_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                statement_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "stm_01m8a3b7c9x4yz3k8w5r6t1v0n",
+                     *       "format": "CAMT_053",
+                     *       "statementId": "STMT-2026-11-19",
+                     *       "account": "DE89370400440532013000",
+                     *       "name": "camt053-20261119.xml",
+                     *       "lineCount": 1000,
+                     *       "matchedCount": 962,
+                     *       "exceptionCount": 38,
+                     *       "createdAt": "2026-11-19T08:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BankStatementRead"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    list_lines_v1_reconciliation_lines_get: {
+        parameters: {
+            query?: {
+                /** @description EXCEPTION: what an operator has to resolve */
+                status?: components["schemas"]["LineStatus"] | null;
+                statementId?: string | null;
+                /** @description Items per page, 1 to 250 */
+                limit?: number;
+                /** @description `nextCursor` of the previous page */
+                cursor?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "stl_01m8a3b7d1x4yz3k8w5r6t1v0n",
+                     *           "statementId": "stm_01m8a3b7c9x4yz3k8w5r6t1v0n",
+                     *           "lineNumber": 17,
+                     *           "direction": "DEBIT",
+                     *           "amount": "12345",
+                     *           "currency": "EUR",
+                     *           "bookedOn": "2026-11-19",
+                     *           "reference": "SCT20261118QW3ERT5Y7U9I1O3P5A7S9D",
+                     *           "description": "Invoice 2026-118",
+                     *           "status": "EXCEPTION",
+                     *           "transferId": "tfr_01m8a2p1j5k6m7n8p9q0r1s2t3",
+                     *           "exceptionReason": "AMOUNT_MISMATCH",
+                     *           "resolution": null,
+                     *           "resolvedBy": null,
+                     *           "resolvedAt": null,
+                     *           "createdAt": "2026-11-19T08:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListResponse_BankStatementLineRead_"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resolve_line_v1_reconciliation_lines__line_id__resolve_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                line_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BankStatementLineResolve"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "stl_01m8a3b7d1x4yz3k8w5r6t1v0n",
+                     *       "statementId": "stm_01m8a3b7c9x4yz3k8w5r6t1v0n",
+                     *       "lineNumber": 17,
+                     *       "direction": "DEBIT",
+                     *       "amount": "12345",
+                     *       "currency": "EUR",
+                     *       "bookedOn": "2026-11-19",
+                     *       "reference": "SCT20261118QW3ERT5Y7U9I1O3P5A7S9D",
+                     *       "description": "Invoice 2026-118",
+                     *       "status": "EXCEPTION",
+                     *       "transferId": "tfr_01m8a2p1j5k6m7n8p9q0r1s2t3",
+                     *       "exceptionReason": "AMOUNT_MISMATCH",
+                     *       "resolution": null,
+                     *       "resolvedBy": null,
+                     *       "resolvedAt": null,
+                     *       "createdAt": "2026-11-19T08:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BankStatementLineRead"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_agents_v1_agents_get: {
@@ -23837,6 +24975,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23846,6 +24985,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_agent_v1_agents_post: {
@@ -23955,6 +25096,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -23964,6 +25106,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_agent_v1_agents__agent_id__get: {
@@ -24053,6 +25197,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24071,6 +25216,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24080,6 +25226,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_agent_v1_agents__agent_id__patch: {
@@ -24173,6 +25321,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24191,6 +25340,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24200,6 +25350,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revoke_agent_v1_agents__agent_id__revoke_post: {
@@ -24289,6 +25441,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24307,6 +25460,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24316,6 +25470,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_spend_v1_agents__agent_id__spend_get: {
@@ -24396,6 +25552,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24414,6 +25571,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24423,6 +25581,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_signing_keys_v1_agents__agent_id__signing_keys_get: {
@@ -24507,6 +25667,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24525,6 +25686,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24534,6 +25696,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     add_signing_key_v1_agents__agent_id__signing_keys_post: {
@@ -24611,6 +25775,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24629,6 +25794,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24638,6 +25804,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revoke_signing_key_v1_agents__agent_id__signing_keys__signing_key_id__delete: {
@@ -24713,6 +25881,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24722,6 +25891,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_agent_keys_v1_agents__agent_id__keys_get: {
@@ -24809,6 +25980,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24827,6 +25999,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24836,6 +26009,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_agent_key_v1_agents__agent_id__keys_post: {
@@ -24917,6 +26092,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -24935,6 +26111,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -24944,6 +26121,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revoke_agent_key_v1_agents__agent_id__keys__key_id__delete: {
@@ -25019,6 +26198,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -25028,6 +26208,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     decide_agent_approval_v1_transfers__transfer_id__agent_approval_post: {
@@ -25214,7 +26396,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -25226,13 +26408,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -25297,6 +26479,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -25306,6 +26489,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_quote_v1_quotes_post: {
@@ -25429,6 +26614,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -25438,6 +26624,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_quote_v1_quotes__quote_id__get: {
@@ -25541,6 +26729,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -25559,6 +26748,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -25568,6 +26758,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     confirm_quote_v1_quotes__quote_id__confirm_post: {
@@ -25834,6 +27026,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -25843,6 +27036,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     quote_intent_v1_transfers_intents_quote_post: {
@@ -26111,6 +27306,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -26120,6 +27316,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     confirm_transfer_v1_transfers__transfer_id__confirm_post: {
@@ -26302,7 +27500,7 @@ export interface operations {
                      *           "source": "SANDBOX",
                      *           "senderBic": "CRDRUS30",
                      *           "receiverBic": "BUKBGB22",
-                     *           "checkedAt": "2026-11-24T21:21:44.081Z",
+                     *           "checkedAt": "2026-11-24T21:21:44.089Z",
                      *           "steps": [
                      *             {
                      *               "label": "Sending bank",
@@ -26314,13 +27512,13 @@ export interface operations {
                      *               "label": "Correspondent bank",
                      *               "bic": "CRDCGB30",
                      *               "bankName": "Corridor Sandbox Correspondent (GB)",
-                     *               "status": "IN_PROGRESS"
+                     *               "status": "COMPLETED"
                      *             },
                      *             {
                      *               "label": "Beneficiary bank",
                      *               "bic": "BUKBGB22",
                      *               "bankName": "BARCLAYS BANK UK PLC",
-                     *               "status": "PENDING"
+                     *               "status": "COMPLETED"
                      *             }
                      *           ]
                      *         }
@@ -26387,6 +27585,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -26396,6 +27595,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     validate_route_v1_fixed_routes_validate_post: {
@@ -26486,6 +27687,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -26495,6 +27697,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_bank_account_route_v1_fixed_routes_virtual_bank_account_post: {
@@ -26614,6 +27818,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -26623,6 +27828,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_wallet_route_v1_fixed_routes_virtual_wallet_post: {
@@ -26742,6 +27949,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -26751,6 +27959,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_routes_v1_fixed_routes_get: {
@@ -26878,6 +28088,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -26887,6 +28098,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_route_v1_fixed_routes__route_id__get: {
@@ -27004,6 +28217,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -27013,6 +28227,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_route_v1_fixed_routes__route_id__patch: {
@@ -27134,6 +28350,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -27143,6 +28360,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_customer_routes_v1_customers__customer_id__fixed_routes_get: {
@@ -27271,6 +28490,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -27280,6 +28500,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_upload_request_v1_documents_upload_requests_post: {
@@ -27385,6 +28607,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -27394,6 +28617,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     confirm_document_v1_documents__document_id__confirm_post: {
@@ -27490,6 +28715,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `document_rejected`: the stored bytes are not those declared */
             422: {
                 headers: {
@@ -27497,6 +28723,8 @@ export interface operations {
                 };
                 content?: never;
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_document_v1_documents__document_id__get: {
@@ -27575,6 +28803,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -27593,6 +28822,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -27602,6 +28832,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_documents_v1_documents_get: {
@@ -27711,6 +28943,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -27720,6 +28953,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     archive_document_v1_documents__document_id__archive_post: {
@@ -27816,6 +29051,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -27825,6 +29061,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_statement_v1_accounts__account_id__statements__period__get: {
@@ -27999,6 +29237,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28008,6 +29247,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_non_balance_statement_v1_accounts__account_id__statements__period__non_balance_get: {
@@ -28121,6 +29362,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28130,6 +29372,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_treasury_balances_v1_customers__customer_id__treasury_balances_get: {
@@ -28386,6 +29630,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28395,6 +29640,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_threads_v1_assistant_threads_get: {
@@ -28506,6 +29753,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28515,6 +29763,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     create_thread_v1_assistant_threads_post: {
@@ -28617,6 +29867,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28626,6 +29877,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_thread_v1_assistant_threads__thread_id__get: {
@@ -28726,6 +29979,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28735,6 +29989,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_thread_v1_assistant_threads__thread_id__patch: {
@@ -28839,6 +30095,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28848,6 +30105,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     archive_thread_v1_assistant_threads__thread_id__archive_post: {
@@ -28948,6 +30207,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -28957,6 +30217,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_messages_v1_assistant_threads__thread_id__messages_get: {
@@ -29183,6 +30445,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29192,6 +30455,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     post_message_v1_assistant_threads__thread_id__messages_post: {
@@ -29310,6 +30575,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29319,6 +30585,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     mark_read_v1_assistant_threads__thread_id__read_post: {
@@ -29404,6 +30672,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29413,6 +30682,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_run_v1_assistant_runs__run_id__get: {
@@ -29510,6 +30781,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29519,6 +30791,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     cancel_run_v1_assistant_runs__run_id__cancel_post: {
@@ -29616,6 +30890,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29625,6 +30900,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     confirm_tool_call_v1_assistant_runs__run_id__tool_calls__tool_call_id__confirmation_post: {
@@ -29711,6 +30988,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29720,6 +30998,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     run_events_v1_assistant_runs__run_id__events_get: {
@@ -29814,6 +31094,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29823,6 +31104,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_confirmations_v1_tool_confirmations_get: {
@@ -29951,6 +31234,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -29960,6 +31244,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_confirmation_v1_tool_confirmations__confirmation_id__get: {
@@ -30060,6 +31346,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -30078,6 +31365,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -30087,6 +31375,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     decide_v1_tool_confirmations__confirmation_id__decision_post: {
@@ -30209,6 +31499,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -30218,6 +31509,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     list_grants_v1_oauth_grants_get: {
@@ -30328,6 +31621,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -30337,6 +31631,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_grant_v1_oauth_grants__grant_id__get: {
@@ -30420,6 +31716,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -30438,6 +31735,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -30447,6 +31745,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     update_grant_v1_oauth_grants__grant_id__patch: {
@@ -30534,6 +31834,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
             409: {
                 headers: {
@@ -30552,6 +31853,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -30561,6 +31863,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revoke_grant_v1_oauth_grants__grant_id__revoke_post: {
@@ -30662,6 +31966,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
             /** @description `validation_error`: field-level problems, listed in `errors` */
             422: {
                 headers: {
@@ -30671,6 +31976,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

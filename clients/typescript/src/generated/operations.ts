@@ -24,6 +24,7 @@ export const CREATING_PATHS: ReadonlySet<string> = new Set([
   "/v1/fixed-routes/virtual-wallet",
   "/v1/organizations",
   "/v1/quotes",
+  "/v1/reconciliation/statements",
   "/v1/sandbox/bank-files/imports",
   "/v1/sandbox/deposits",
   "/v1/terms-of-service/acceptances",

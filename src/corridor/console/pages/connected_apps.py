@@ -1,4 +1,4 @@
-"""OAuth in the console (docs/mcp.md, "Connect a desktop client by OAuth"): the consent page
+"""OAuth in the console (docs/mcp.md, "OAuth 2.1"): the consent page
 an MCP client's authorization request leads to, where the signed-in owner picks the scopes,
 the agent the client acts as (or the organization) and when its write tools wait for them;
 and the connected apps, each revocable. The same services as `/oauth/*` and
@@ -82,6 +82,8 @@ async def _consent_page(
         status=status,
         consent=consent,
         client=consent.client,
+        # A metadata document client is vouched for by the site that publishes its document.
+        document_host=urlsplit(consent.client.metadata_url or "").netloc,
         redirect_host=urlsplit(consent.authorization.redirect_uri).netloc
         or consent.authorization.redirect_uri,
         scopes=consent.scopes_offered,

@@ -3,7 +3,7 @@ currency, kept by the submits and transitions themselves instead of summed over 
 transfers on every submit. Filled from the transfers that count today.
 
 Revision ID: 20261127_i24core_1
-Revises: 20261127_i26oauth_1
+Revises: 20261127_i27evm_2
 Create Date: 2026-11-27
 """
 
@@ -17,7 +17,7 @@ from alembic import op
 from corridor.models.base import UTCDateTime
 
 revision: str = "20261127_i24core_1"
-down_revision: str | None = "20261127_i26oauth_1"
+down_revision: str | None = "20261127_i27evm_2"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

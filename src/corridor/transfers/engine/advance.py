@@ -23,7 +23,7 @@ from corridor.kit.db import Database
 from corridor.kit.logging import get_logger
 from corridor.models import clock as sandbox_clocks
 from corridor.models.transfer import Transfer, TransferLeg
-from corridor.rails.base import RailName, RailStatus, rails_for_currency
+from corridor.rails.base import RailName, RailStatus, Submission, rails_for_currency
 from corridor.rails.registry import adapter_for
 from corridor.transfers import events, lifecycle, repository, system
 from corridor.transfers.deposits import instructions
@@ -189,8 +189,9 @@ async def _poll(
 ) -> None:
     assert leg.submission is not None
     submission = rail_io.submission_of(leg.submission)
+    adapter = adapter_for(rail_io.rail_of(leg))
     try:
-        status = await adapter_for(rail_io.rail_of(leg)).status(submission, now=now)
+        status = await adapter.status(submission, now=now)
     except Exception as error:
         await _rail_trouble(session, transfer, legs, leg, error, now=now)
         return
@@ -201,9 +202,16 @@ async def _poll(
             session, transfer, legs, leg, reason="the rail reported RETURNED", now=now
         )
     elif status == RailStatus.FAILED:
-        await fail(session, transfer, legs, leg, reason=f"the rail reported {status}", now=now)
+        reason = await _failure_reason(adapter, submission) or f"the rail reported {status}"
+        await fail(session, transfer, legs, leg, reason=reason, now=now)
     else:
         transfer.next_step_at = now + timedelta(seconds=rail_poll_interval_s)
+
+
+async def _failure_reason(adapter: object, submission: Submission) -> str | None:
+    """The rail's own words for a failure, where it keeps them (a chain's revert reason)."""
+    explain = getattr(adapter, "failure_reason", None)
+    return await explain(submission) if explain is not None else None
 
 
 async def _rail_trouble(
@@ -294,9 +302,12 @@ async def leg_returned(
     reason: str,
     now: datetime,
 ) -> None:
-    """The receiving side sent a payout back: a settled payout reverses its COMPLETED
-    transfer (returns.py); one not yet settled is a failure of that leg."""
-    if leg.status == LegStatus.COMPLETED:
+    """The receiving side sent a payout back (or the payer's bank a pull): a settled one
+    reverses its COMPLETED transfer (returns.py); one not yet settled is a failure of that
+    leg."""
+    if leg.status == LegStatus.COMPLETED and leg.type == LegType.DEPOSIT_FIAT:
+        await returns.reverse_pull(session, transfer, legs, leg, reason=reason, now=now)
+    elif leg.status == LegStatus.COMPLETED:
         await returns.reverse_completed(session, transfer, legs, leg, reason=reason, now=now)
     else:
         await fail(session, transfer, legs, leg, reason=reason, now=now)

@@ -28,6 +28,7 @@ from corridor_client._async.resources.parties import (
     AsyncExternalAccounts,
     AsyncExternalWallets,
 )
+from corridor_client._async.resources.reconciliation import AsyncReconciliation
 from corridor_client._async.resources.sandbox import AsyncSandbox
 from corridor_client._async.resources.tool_confirmations import AsyncToolConfirmations
 from corridor_client._async.resources.transfers import (
@@ -91,6 +92,7 @@ class AsyncCorridor:
         self.agents = AsyncAgents(transport)
         self.webhooks = AsyncWebhooks(transport)
         self.bank_files = AsyncBankFiles(transport)
+        self.reconciliation = AsyncReconciliation(transport)
         self.sandbox = AsyncSandbox(transport)
         self.assistant = AsyncAssistant(transport)
         self.tool_confirmations = AsyncToolConfirmations(transport)

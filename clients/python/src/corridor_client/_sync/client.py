@@ -31,6 +31,7 @@ from corridor_client._sync.resources.parties import (
     ExternalAccounts,
     ExternalWallets,
 )
+from corridor_client._sync.resources.reconciliation import Reconciliation
 from corridor_client._sync.resources.sandbox import Sandbox
 from corridor_client._sync.resources.tool_confirmations import ToolConfirmations
 from corridor_client._sync.resources.transfers import (
@@ -93,6 +94,7 @@ class Corridor:
         self.agents = Agents(transport)
         self.webhooks = Webhooks(transport)
         self.bank_files = BankFiles(transport)
+        self.reconciliation = Reconciliation(transport)
         self.sandbox = Sandbox(transport)
         self.assistant = Assistant(transport)
         self.tool_confirmations = ToolConfirmations(transport)

@@ -30,7 +30,8 @@ class BankStatement(Base):
 
 
 class StatementLine(Base):
-    """One entry of a statement: MATCHED to a transfer, or an EXCEPTION until RESOLVED."""
+    """One entry of a statement: MATCHED to a transfer (through its bank-file entry) or a
+    deposit, or an EXCEPTION until RESOLVED."""
 
     __tablename__ = "statement_lines"
     id_prefix, resource_name = "stl", "statement line"
@@ -38,6 +39,7 @@ class StatementLine(Base):
         Index("ix_statement_lines_statement_id", "statement_id"),
         Index("ix_statement_lines_exceptions", "organization_id", "status", "id"),
         Index("ix_statement_lines_reference", "organization_id", "reference"),
+        Index("ix_statement_lines_deposit_id", "organization_id", "deposit_id"),
     )
 
     id: Mapped[str] = id_column()  # stl_…
@@ -52,6 +54,7 @@ class StatementLine(Base):
     description: Mapped[str | None] = mapped_column(String(500))
     status: Mapped[str] = mapped_column(String(20))  # MATCHED, EXCEPTION, RESOLVED
     transfer_id: Mapped[str | None] = mapped_column(String(40))
+    deposit_id: Mapped[str | None] = mapped_column(String(40))  # a credit matched to a deposit
     # UNKNOWN_REFERENCE, AMOUNT_MISMATCH, DUPLICATE, NO_REFERENCE
     exception_reason: Mapped[str | None] = mapped_column(String(30))
     resolution: Mapped[str | None] = mapped_column(String(500))

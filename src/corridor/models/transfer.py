@@ -193,7 +193,10 @@ class Deposit(Base):
     """Money that arrived from outside (`inw_`): matched to a transfer, or unmatched."""
 
     __tablename__ = "deposits"
-    __table_args__ = (Index("ix_deposits_organization_id_id", "organization_id", "id"),)
+    __table_args__ = (
+        Index("ix_deposits_organization_id_id", "organization_id", "id"),
+        Index("ix_deposits_reference", "organization_id", "reference"),  # reconciliation
+    )
 
     id: Mapped[str] = id_column()
     organization_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"))

@@ -11,6 +11,7 @@ from corridor.auth.callers import Caller
 from corridor.kit import db
 from corridor.models.bank_file import BankFileEntry
 from corridor.models.reconciliation import BankStatement, StatementLine
+from corridor.models.transfer import Deposit
 
 batch_references_max = 500
 
@@ -58,6 +59,41 @@ async def matched_keys(
             (str(reference), str(direction))
             for reference, direction in await session.execute(statement)
         )
+    return found
+
+
+async def deposits_named(
+    session: AsyncSession, organization_id: str, references: Sequence[str]
+) -> list[Deposit]:
+    """Deposits quoting these references (a wire or ACH credit to a virtual account), in
+    order of arrival, in batches."""
+    wanted = sorted(set(references))
+    found: list[Deposit] = []
+    for start in range(0, len(wanted), batch_references_max):
+        chunk = wanted[start : start + batch_references_max]
+        statement = (
+            select(Deposit)
+            .where(Deposit.organization_id == organization_id, Deposit.reference.in_(chunk))
+            .order_by(Deposit.received_at, Deposit.id)
+        )
+        found.extend((await session.execute(statement)).scalars())
+    return found
+
+
+async def matched_deposit_ids(
+    session: AsyncSession, organization_id: str, deposit_ids: Sequence[str]
+) -> set[str]:
+    """The deposits among these that lines of earlier statements matched."""
+    wanted = sorted(set(deposit_ids))
+    found: set[str] = set()
+    for start in range(0, len(wanted), batch_references_max):
+        chunk = wanted[start : start + batch_references_max]
+        statement = select(StatementLine.deposit_id).where(
+            StatementLine.organization_id == organization_id,
+            StatementLine.status == "MATCHED",
+            StatementLine.deposit_id.in_(chunk),
+        )
+        found.update(str(deposit_id) for deposit_id in (await session.execute(statement)).scalars())
     return found
 
 

@@ -77,6 +77,10 @@ class BankStatementLineRead(ResponseModel):
     description: str | None
     status: str = Field(description="MATCHED, EXCEPTION or RESOLVED")
     transfer_id: str | None
+    deposit_id: str | None = Field(
+        description="The deposit (`inw_…`) a credit line is: money that arrived at a virtual"
+        " account quoting this reference"
+    )
     exception_reason: str | None = Field(
         description="NO_REFERENCE, UNKNOWN_REFERENCE, AMOUNT_MISMATCH or DUPLICATE"
     )
@@ -99,6 +103,7 @@ class BankStatementLineRead(ResponseModel):
             description=line.description,
             status=line.status,
             transfer_id=line.transfer_id,
+            deposit_id=line.deposit_id,
             exception_reason=line.exception_reason,
             resolution=line.resolution,
             resolved_by=line.resolved_by,

@@ -16,6 +16,7 @@ from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.bank_file import BankFileEntry
 from corridor.models.event import emit
 from corridor.models.reconciliation import BankStatement, StatementLine
+from corridor.models.transfer import Deposit
 from corridor.rails import bai2files, iso20022
 from corridor.reconciliation import repository, rules
 from corridor.reconciliation.errors import LineNotAnException, UnreadableStatement
@@ -43,13 +44,29 @@ def _candidates(entries: list[BankFileEntry]) -> dict[tuple[str, str], rules.Can
     return found
 
 
+def _arrivals(deposits: list[Deposit]) -> dict[str, list[rules.Arrival]]:
+    """Deposits under the reference they quoted, in order of arrival."""
+    found: dict[str, list[rules.Arrival]] = {}
+    for deposit in deposits:
+        if deposit.reference:
+            found.setdefault(deposit.reference, []).append(
+                rules.Arrival(deposit.id, deposit.transfer_id, deposit.amount, deposit.currency)
+            )
+    return found
+
+
 def _emit_line(session: AsyncSession, event_type: str, line: StatementLine, now: datetime) -> None:
     emit(
         session,
         organization_id=line.organization_id,
         event_type=event_type,
         data=BankStatementLineRead.of(line).model_dump(mode="json", by_alias=True),
-        tags=[line.id, line.statement_id, *([line.transfer_id] if line.transfer_id else [])],
+        tags=[
+            line.id,
+            line.statement_id,
+            *([line.transfer_id] if line.transfer_id else []),
+            *([line.deposit_id] if line.deposit_id else []),
+        ],
         at=now,
     )
 
@@ -78,6 +95,16 @@ async def import_statement(
     entries = await repository.entries_named(session, caller.organization_id, references)
     candidates = _candidates(entries)
     matched = await repository.matched_keys(session, caller.organization_id, references)
+    credits = [
+        entry.reference
+        for entry in parsed.entries
+        if entry.reference and entry.direction == "CREDIT"
+    ]
+    deposits = await repository.deposits_named(session, caller.organization_id, credits)
+    arrivals = _arrivals(deposits)
+    matched_deposits = await repository.matched_deposit_ids(
+        session, caller.organization_id, [deposit.id for deposit in deposits]
+    )
     statement = BankStatement(
         id=new_id("stm"),
         organization_id=caller.organization_id,
@@ -102,6 +129,8 @@ async def import_statement(
             currency=entry.currency,
             candidates=candidates,
             matched=matched,
+            arrivals=arrivals,
+            matched_deposits=matched_deposits,
         )
         line = StatementLine(
             id=new_id("stl"),
@@ -116,6 +145,7 @@ async def import_statement(
             description=(entry.description or "")[:description_chars_max] or None,
             status=outcome.status,
             transfer_id=outcome.transfer_id,
+            deposit_id=outcome.deposit_id,
             exception_reason=outcome.reason,
             created_at=now,
         )

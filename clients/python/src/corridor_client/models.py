@@ -580,6 +580,10 @@ class BankStatementLineRead(CorridorModel):
     MATCHED, EXCEPTION or RESOLVED
     """
     transfer_id: Annotated[str | None, Field(alias="transferId", title="Transferid")]
+    deposit_id: Annotated[str | None, Field(alias="depositId", title="Depositid")]
+    """
+    The deposit (`inw_…`) a credit line is: money that arrived at a virtual account quoting this reference
+    """
     exception_reason: Annotated[str | None, Field(alias="exceptionReason", title="Exceptionreason")]
     """
     NO_REFERENCE, UNKNOWN_REFERENCE, AMOUNT_MISMATCH or DUPLICATE

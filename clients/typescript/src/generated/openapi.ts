@@ -4519,6 +4519,7 @@ export interface components {
          *       "description": "Invoice 2026-118",
          *       "status": "EXCEPTION",
          *       "transferId": "tfr_01m8a2p1j5k6m7n8p9q0r1s2t3",
+         *       "depositId": null,
          *       "exceptionReason": "AMOUNT_MISMATCH",
          *       "resolution": null,
          *       "resolvedBy": null,
@@ -4558,6 +4559,11 @@ export interface components {
             status: string;
             /** Transferid */
             transferId: string | null;
+            /**
+             * Depositid
+             * @description The deposit (`inw_…`) a credit line is: money that arrived at a virtual account quoting this reference
+             */
+            depositId: string | null;
             /**
              * Exceptionreason
              * @description NO_REFERENCE, UNKNOWN_REFERENCE, AMOUNT_MISMATCH or DUPLICATE
@@ -7068,6 +7074,7 @@ export interface components {
          *           "description": "Invoice 2026-118",
          *           "status": "EXCEPTION",
          *           "transferId": "tfr_01m8a2p1j5k6m7n8p9q0r1s2t3",
+         *           "depositId": null,
          *           "exceptionReason": "AMOUNT_MISMATCH",
          *           "resolution": null,
          *           "resolvedBy": null,
@@ -24665,6 +24672,7 @@ export interface operations {
                      *           "description": "Invoice 2026-118",
                      *           "status": "EXCEPTION",
                      *           "transferId": "tfr_01m8a2p1j5k6m7n8p9q0r1s2t3",
+                     *           "depositId": null,
                      *           "exceptionReason": "AMOUNT_MISMATCH",
                      *           "resolution": null,
                      *           "resolvedBy": null,
@@ -24781,6 +24789,7 @@ export interface operations {
                      *       "description": "Invoice 2026-118",
                      *       "status": "EXCEPTION",
                      *       "transferId": "tfr_01m8a2p1j5k6m7n8p9q0r1s2t3",
+                     *       "depositId": null,
                      *       "exceptionReason": "AMOUNT_MISMATCH",
                      *       "resolution": null,
                      *       "resolvedBy": null,

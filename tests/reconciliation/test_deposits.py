@@ -1,13 +1,14 @@
 """Reconciliation of money that came in: a statement credit quoting a deposit's reference,
 for its amount and currency, is matched to that deposit (and the transfer it funded); a
 second line for it is a duplicate, another amount a mismatch, a reference nobody quoted
-unknown."""
+unknown; a line booked too far from the payment's day is out of range."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
 from corridor.bankfiles import bank
+from corridor.models.bank_file import BankFileEntry
 from tests.reconciliation.test_statements import import_statement, lines
 from tests.transfers.conftest import amount, create, make_customer
 
@@ -156,3 +157,62 @@ async def test_a_deposit_of_another_organization_is_never_matched(tenant, make_t
         None,
         None,
     )
+
+
+async def test_a_line_booked_far_from_the_payments_day_is_an_exception(app, tenant, clock):
+    """The booking date within 5 days of the deposit's arrival (or the bank-file entry's
+    settlement): further away it is DATE_OUT_OF_RANGE, naming what it may be; the
+    deposit stays free for the line that is near."""
+    clock.set(NOW)
+    customer = await make_customer(tenant.client, ("USD",))
+    transfer = await _waiting_for_a_wire(tenant.client, customer, 700)
+    reference = transfer["depositInstructions"]["reference"]
+    deposit = await _deposit(
+        tenant.client,
+        paymentRail="WIRE",
+        amount=amount("USD", 700),
+        virtualAccountId=transfer["depositInstructions"]["accountId"],
+        reference=reference,
+    )
+    async with app.state.database.session() as session, session.begin():
+        session.add(
+            BankFileEntry(
+                organization_id=tenant.organization_id,
+                transfer_id="tfr_dated0000000000000000000000",
+                leg_id="tleg_dated000000000000000000000",
+                rail="SEPA",
+                direction="CREDIT",
+                currency="EUR",
+                amount=2_500,
+                reference="E2E-DATED-1",
+                window_cutoff_at=NOW,
+                effective_date="2026-11-19",
+                settles_at=NOW,
+                beneficiary={},
+                details={},
+                status="SETTLED",
+                created_at=NOW,
+                updated_at=NOW,
+            )
+        )
+    content = bank.account_statement(
+        [
+            bank.StatementLine("CRDT", "7.00", "USD", reference, booked_on="2026-11-30"),
+            bank.StatementLine("CRDT", "7.00", "USD", reference, booked_on="2026-11-24"),
+            bank.StatementLine("DBIT", "25.00", "EUR", "E2E-DATED-1", booked_on="2026-11-08"),
+            bank.StatementLine("DBIT", "25.00", "EUR", "E2E-DATED-1", booked_on="2026-11-14"),
+        ],
+        statement_id="STMT-DATED",
+        now=NOW,
+    )
+    statement = await import_statement(tenant.client, content)
+    found = _by_number(await lines(tenant.client, statementId=statement["id"]))
+    assert [
+        (line["status"], line["exceptionReason"], line["depositId"], line["transferId"])
+        for line in found
+    ] == [
+        ("EXCEPTION", "DATE_OUT_OF_RANGE", deposit["id"], transfer["id"]),  # 11 days later
+        ("MATCHED", None, deposit["id"], transfer["id"]),  # 5 days later
+        ("EXCEPTION", "DATE_OUT_OF_RANGE", None, "tfr_dated0000000000000000000000"),
+        ("MATCHED", None, None, "tfr_dated0000000000000000000000"),
+    ]

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from decimal import Decimal, InvalidOperation
+
+# A line is booked within this many days of the payment's settlement (a bank-file entry's
+# `settles_at`) or arrival (a deposit's `received_at`): a bank books on the value date or
+# the next business days, a long weekend included. Further away: DATE_OUT_OF_RANGE.
+booking_days_max = 5
 
 
 @dataclass(frozen=True)
@@ -14,6 +20,7 @@ class Candidate:
     direction: str  # the statement's: DEBIT for a payout, CREDIT for a pull or a return
     amount: int
     currency: str
+    on: date | None = None  # when it settles; None: not checked (a return's side)
 
 
 @dataclass(frozen=True)
@@ -25,13 +32,15 @@ class Arrival:
     transfer_id: str | None  # the transfer it funded; None for an unmatched deposit
     amount: int
     currency: str
+    on: date | None = None  # the day it arrived
 
 
 @dataclass(frozen=True)
 class Outcome:
     status: str  # MATCHED or EXCEPTION
     transfer_id: str | None
-    reason: str | None  # NO_REFERENCE, UNKNOWN_REFERENCE, AMOUNT_MISMATCH, DUPLICATE
+    # NO_REFERENCE, UNKNOWN_REFERENCE, AMOUNT_MISMATCH, DATE_OUT_OF_RANGE, DUPLICATE
+    reason: str | None
     deposit_id: str | None = None
 
 
@@ -44,6 +53,19 @@ def minor_units(amount: str, exponent: int) -> int | None:
     return int(value) if value == value.to_integral_value() and value >= 0 else None
 
 
+def booked_day(booked_on: str | None) -> date | None:
+    """A line's booking date; None when it has none (or one that is no date)."""
+    try:
+        return date.fromisoformat(booked_on) if booked_on else None
+    except ValueError:
+        return None
+
+
+def within(booked: date | None, on: date | None) -> bool:
+    """The booking date near enough to the payment's day; true when either is unknown."""
+    return booked is None or on is None or abs((booked - on).days) <= booking_days_max
+
+
 def match(
     *,
     reference: str | None,
@@ -54,10 +76,12 @@ def match(
     matched: set[tuple[str, str]],
     arrivals: dict[str, list[Arrival]] | None = None,
     matched_deposits: set[str] | None = None,
+    booked: date | None = None,
 ) -> Outcome:
-    """By reference and side, then amount and currency; a second line for a payment
-    already matched (in this statement or an earlier one) is a duplicate. A credit whose
-    reference names no bank-file entry may be a deposit with that reference."""
+    """By reference and side, then amount and currency, then the booking date (within
+    `booking_days_max` of the payment's day); a second line for a payment already matched
+    (in this statement or an earlier one) is a duplicate. A credit whose reference names
+    no bank-file entry may be a deposit with that reference."""
     if reference is None:
         return Outcome("EXCEPTION", None, "NO_REFERENCE")
     key = (reference, direction)
@@ -70,10 +94,13 @@ def match(
                 currency=currency,
                 deposits=deposits,
                 matched=matched_deposits if matched_deposits is not None else set(),
+                booked=booked,
             )
         return Outcome("EXCEPTION", None, "UNKNOWN_REFERENCE")
     if amount != candidate.amount or currency != candidate.currency:
         return Outcome("EXCEPTION", candidate.transfer_id, "AMOUNT_MISMATCH")
+    if not within(booked, candidate.on):
+        return Outcome("EXCEPTION", candidate.transfer_id, "DATE_OUT_OF_RANGE")
     if key in matched:
         return Outcome("EXCEPTION", candidate.transfer_id, "DUPLICATE")
     matched.add(key)
@@ -81,21 +108,30 @@ def match(
 
 
 def match_deposit(
-    *, amount: int | None, currency: str, deposits: list[Arrival], matched: set[str]
+    *,
+    amount: int | None,
+    currency: str,
+    deposits: list[Arrival],
+    matched: set[str],
+    booked: date | None = None,
 ) -> Outcome:
     """A credit line to one of the deposits quoting its reference (in order of arrival):
-    the first of the same amount and currency not matched yet. None of that amount: an
-    amount mismatch (naming the first deposit); all of them matched already: a duplicate
-    (naming the first)."""
+    the first of the same amount and currency, arrived near the booking date, not matched
+    yet. None of that amount: an amount mismatch; none near that date: a date out of
+    range; all of them matched already: a duplicate (each naming the first such)."""
     same = [
         arrival for arrival in deposits if (arrival.amount, arrival.currency) == (amount, currency)
     ]
     if not same:
         first = deposits[0]
         return Outcome("EXCEPTION", first.transfer_id, "AMOUNT_MISMATCH", first.deposit_id)
-    free = [arrival for arrival in same if arrival.deposit_id not in matched]
+    near = [arrival for arrival in same if within(booked, arrival.on)]
+    if not near:
+        first = same[0]
+        return Outcome("EXCEPTION", first.transfer_id, "DATE_OUT_OF_RANGE", first.deposit_id)
+    free = [arrival for arrival in near if arrival.deposit_id not in matched]
     if not free:
-        return Outcome("EXCEPTION", same[0].transfer_id, "DUPLICATE", same[0].deposit_id)
+        return Outcome("EXCEPTION", near[0].transfer_id, "DUPLICATE", near[0].deposit_id)
     chosen = free[0]
     matched.add(chosen.deposit_id)
     return Outcome("MATCHED", chosen.transfer_id, None, chosen.deposit_id)

@@ -7,6 +7,7 @@ from pydantic import ConfigDict, Field
 from corridor.kit.clock import isoformat_z
 from corridor.kit.schemas import RequestModel, ResponseModel
 from corridor.models.reconciliation import BankStatement, StatementLine
+from corridor.reconciliation import rules
 
 content_chars_max = 20_000_000
 
@@ -82,7 +83,9 @@ class BankStatementLineRead(ResponseModel):
         " account quoting this reference"
     )
     exception_reason: str | None = Field(
-        description="NO_REFERENCE, UNKNOWN_REFERENCE, AMOUNT_MISMATCH or DUPLICATE"
+        description="NO_REFERENCE, UNKNOWN_REFERENCE, AMOUNT_MISMATCH, DATE_OUT_OF_RANGE"
+        f" (booked more than {rules.booking_days_max} days from the payment's settlement or"
+        " arrival) or DUPLICATE"
     )
     resolution: str | None
     resolved_by: str | None

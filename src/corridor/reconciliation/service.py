@@ -38,7 +38,9 @@ def _candidates(entries: list[BankFileEntry]) -> dict[tuple[str, str], rules.Can
         if entry.status == "RETURNED":
             sides.append(entry.direction)
         for side in sides:
-            candidate = rules.Candidate(entry.transfer_id, side, entry.amount, entry.currency)
+            # The return's side is booked when the return came back: its day is not known.
+            on = entry.settles_at.date() if side == sides[0] else None
+            candidate = rules.Candidate(entry.transfer_id, side, entry.amount, entry.currency, on)
             found[(entry.reference, side)] = candidate
             found.setdefault((entry.transfer_id, side), candidate)
     return found
@@ -50,7 +52,13 @@ def _arrivals(deposits: list[Deposit]) -> dict[str, list[rules.Arrival]]:
     for deposit in deposits:
         if deposit.reference:
             found.setdefault(deposit.reference, []).append(
-                rules.Arrival(deposit.id, deposit.transfer_id, deposit.amount, deposit.currency)
+                rules.Arrival(
+                    deposit.id,
+                    deposit.transfer_id,
+                    deposit.amount,
+                    deposit.currency,
+                    deposit.received_at.date(),
+                )
             )
     return found
 
@@ -131,6 +139,7 @@ async def import_statement(
             matched=matched,
             arrivals=arrivals,
             matched_deposits=matched_deposits,
+            booked=rules.booked_day(entry.booked_on),
         )
         line = StatementLine(
             id=new_id("stl"),

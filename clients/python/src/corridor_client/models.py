@@ -586,7 +586,7 @@ class BankStatementLineRead(CorridorModel):
     """
     exception_reason: Annotated[str | None, Field(alias="exceptionReason", title="Exceptionreason")]
     """
-    NO_REFERENCE, UNKNOWN_REFERENCE, AMOUNT_MISMATCH or DUPLICATE
+    NO_REFERENCE, UNKNOWN_REFERENCE, AMOUNT_MISMATCH, DATE_OUT_OF_RANGE (booked more than 5 days from the payment's settlement or arrival) or DUPLICATE
     """
     resolution: Annotated[str | None, Field(title="Resolution")]
     resolved_by: Annotated[str | None, Field(alias="resolvedBy", title="Resolvedby")]

@@ -4566,7 +4566,7 @@ export interface components {
             depositId: string | null;
             /**
              * Exceptionreason
-             * @description NO_REFERENCE, UNKNOWN_REFERENCE, AMOUNT_MISMATCH or DUPLICATE
+             * @description NO_REFERENCE, UNKNOWN_REFERENCE, AMOUNT_MISMATCH, DATE_OUT_OF_RANGE (booked more than 5 days from the payment's settlement or arrival) or DUPLICATE
              */
             exceptionReason: string | null;
             /** Resolution */

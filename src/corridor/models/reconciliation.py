@@ -55,7 +55,7 @@ class StatementLine(Base):
     status: Mapped[str] = mapped_column(String(20))  # MATCHED, EXCEPTION, RESOLVED
     transfer_id: Mapped[str | None] = mapped_column(String(40))
     deposit_id: Mapped[str | None] = mapped_column(String(40))  # a credit matched to a deposit
-    # UNKNOWN_REFERENCE, AMOUNT_MISMATCH, DUPLICATE, NO_REFERENCE
+    # UNKNOWN_REFERENCE, AMOUNT_MISMATCH, DATE_OUT_OF_RANGE, DUPLICATE, NO_REFERENCE
     exception_reason: Mapped[str | None] = mapped_column(String(30))
     resolution: Mapped[str | None] = mapped_column(String(500))
     resolved_by: Mapped[str | None] = mapped_column(String(40))

@@ -40,9 +40,11 @@ class LineStatus(StrEnum):
 async def import_statement(body: BankStatementImport, context: Context) -> Response:
     """Read a camt.053 statement or a BAI2 file and match every line to a payment
     Corridor sent or pulled, by reference (end-to-end id, UETR, trace number or transfer
-    id), side and amount. What does not match (no or unknown reference, another amount, a second line for a payment
-    already matched) becomes an exception, with a `reconciliation.exception` event. The
-    same statement imported again changes nothing."""
+    id), side, amount and booking date, or a credit to a deposit that quoted its
+    reference (`depositId`). What does not match (no or unknown reference, another amount,
+    a booking date more than 5 days away, a second line for a payment or deposit already
+    matched) becomes an exception, with a `reconciliation.exception` event. The same
+    statement imported again changes nothing."""
     statement = await service.import_statement(
         context.session,
         caller=context.caller,

@@ -13,7 +13,7 @@ from corridor.console.listing import listing_of
 from corridor.console.routing import console_router, redirect
 from corridor.console.session import Console, ConsolePage
 from corridor.kit.errors import NotFound, ValidationFailed
-from corridor.reconciliation import service
+from corridor.reconciliation import rules, service
 from corridor.reconciliation.schemas import BankStatementLineRead, BankStatementLineResolve
 from corridor.transfers import service as transfers
 from corridor.transfers.schemas.transfer import TransferRead
@@ -27,9 +27,18 @@ STATUSES = {"EXCEPTION": "Open", "RESOLVED": "Resolved", "MATCHED": "Matched"}
 # What each exception reason means to the person resolving it.
 REASONS = {
     "NO_REFERENCE": "The line names no reference Corridor can look up.",
-    "UNKNOWN_REFERENCE": "The reference is not one of a payment Corridor sent or pulled.",
+    "UNKNOWN_REFERENCE": (
+        "The reference is not one of a payment Corridor sent or pulled, nor one a deposit quoted."
+    ),
     "AMOUNT_MISMATCH": "The reference is a payment's, but the amount or currency differs.",
-    "DUPLICATE": "A line for this payment was already matched (here or in an earlier statement).",
+    "DATE_OUT_OF_RANGE": (
+        "The reference and amount are a payment's, but the line was booked more than"
+        f" {rules.booking_days_max} days from the day it settled or arrived."
+    ),
+    "DUPLICATE": (
+        "A line for this payment (or deposit) was already matched (here or in an earlier"
+        " statement)."
+    ),
 }
 
 

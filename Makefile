@@ -33,18 +33,21 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks $(BENCH_ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks clients
-	$(BIN)/ruff format --check src tests benchmarks clients
+	$(BIN)/ruff check src tests benchmarks clients lint
+	$(BIN)/ruff format --check src tests benchmarks clients lint
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 
 format: $(STAMP)
-	$(BIN)/ruff check --fix src tests benchmarks clients
-	$(BIN)/ruff format src tests benchmarks clients
+	$(BIN)/ruff check --fix src tests benchmarks clients lint
+	$(BIN)/ruff format src tests benchmarks clients lint
 
-# The Python SDK's generated code: models.py from the server's OpenAPI, _sync/ from _async/.
+# The SDKs' generated code from the server's OpenAPI: the Python SDK's models.py (and _sync/
+# from _async/), the TypeScript SDK's src/generated/ (needs Node and npm; skipped without).
 sdk-models: $(STAMP)
 	$(BIN)/python clients/python/codegen.py
+	@if command -v npm >/dev/null; then $(BIN)/python clients/typescript/codegen.py; \
+	else echo "npm not found: the TypeScript SDK's generated code was not remade"; fi
 
 lock:
 	rm -rf .venv-lock

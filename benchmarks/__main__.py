@@ -23,6 +23,7 @@ from benchmarks import (
     http_submit,
     ledger_posting,
     mcp_tool_call,
+    mix,
     transfer_throughput,
     webhook_delivery,
 )
@@ -157,6 +158,56 @@ async def _sqlite_writes(operations: int, concurrency: int) -> None:
         report(f"Transfers on SQLite ({concurrency} concurrent)", [api], baseline=baseline)
 
 
+def _postgres_databases(base: str):
+    """Fresh PostgreSQL databases for the mix, one a call, each with its drop."""
+
+    async def made():
+        return await _postgres_database(base)
+
+    return made
+
+
+def _sqlite_databases():
+    """Fresh SQLite files for the mix, one a call, each with its removal."""
+    folder = Path(tempfile.mkdtemp(prefix="corridor-mix-"))
+
+    async def made():
+        path = folder / f"mix-{uuid.uuid4().hex[:8]}.db"
+
+        async def drop() -> None:
+            for leftover in folder.glob(f"{path.name}*"):  # noqa: ASYNC240 (a few files)
+                leftover.unlink()
+
+        return f"sqlite+aiosqlite:///{path}", drop
+
+    return made
+
+
+async def mix_only(arguments: argparse.Namespace) -> None:
+    """`make bench BENCH_ARGS="--only mix"`: issue 24's request mix, on PostgreSQL (when
+    one is named) and SQLite, for this checkout and each --corridor checkout."""
+    if mix.wrk_missing():
+        console.print("Request mix skipped: wrk is not installed (apt-get install wrk).")
+        return
+    checkouts = [mix.Checkout.this(), *(mix.Checkout.at(path) for path in arguments.corridor)]
+    postgres = _postgres_url()
+    for backend in arguments.databases:
+        if backend == "postgresql" and not postgres:
+            console.print("Mix on PostgreSQL skipped: set CORRIDOR_BENCH_DATABASE_URL.")
+            continue
+        name = "PostgreSQL" if backend == "postgresql" else "SQLite"
+        databases = _postgres_databases(postgres) if postgres and name == "PostgreSQL" else None
+        measured = await mix.run_mix(
+            backend=name,
+            database_urls=databases or _sqlite_databases(),
+            checkouts=checkouts,
+            shapes=arguments.shapes,
+            seconds=arguments.seconds,
+            half_peak=arguments.half_peak,
+        )
+        mix.report(measured)
+
+
 async def main(operations: int, concurrency: int, seconds: int, only: str) -> None:
     postgres = _postgres_url()
     if only == "mcp":
@@ -216,28 +267,80 @@ async def main(operations: int, concurrency: int, seconds: int, only: str) -> No
         console.print("PostgreSQL skipped: set CORRIDOR_BENCH_DATABASE_URL to include it.")
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(prog="make bench", description=__doc__.splitlines()[0])
-    parser.add_argument(
+def _shapes(text: str) -> list[str]:
+    try:
+        return mix.parse_shapes(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _databases(text: str) -> list[str]:
+    names = [name.strip().lower() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in ("postgresql", "sqlite")]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError("postgresql, sqlite or both (comma-separated)")
+    return names
+
+
+def parser() -> argparse.ArgumentParser:
+    made = argparse.ArgumentParser(prog="make bench", description=__doc__.splitlines()[0])
+    made.add_argument(
         "--operations", type=int, default=500, help="operations per benchmark (default 500)"
     )
-    parser.add_argument(
+    made.add_argument(
         "--concurrency", type=int, default=8, help="operations in flight at once (default 8)"
     )
-    parser.add_argument(
+    made.add_argument(
         "--seconds",
         type=int,
         default=10,
         help="seconds of each HTTP load run (wrk, pgbench; default 10)",
     )
-    parser.add_argument(
+    made.add_argument(
         "--only",
-        choices=("all", "http-submit", "sqlite", "mcp"),
+        choices=("all", "http-submit", "sqlite", "mcp", "mix"),
         default="all",
         help="run one part: create+submit over HTTP on PostgreSQL, the SQLite ledger and "
-        "transfer writers, or the MCP tool call against REST (default: all)",
+        "transfer writers, the MCP tool call against REST, or issue 24's request mix "
+        "against a bare app (default: all but the mix)",
     )
-    arguments = parser.parse_args()
-    asyncio.run(
-        main(arguments.operations, arguments.concurrency, arguments.seconds, arguments.only)
+    made.add_argument(
+        "--shapes",
+        type=_shapes,
+        default=list(mix.SHAPES),
+        metavar="KEYS",
+        help=f"the mix's shapes, comma-separated (default all: {','.join(mix.SHAPES)})",
     )
+    made.add_argument(
+        "--corridor",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="also run the mix against the Corridor checkout at PATH (its .venv when it "
+        "has one), shape by shape beside this one; may be given more than once",
+    )
+    made.add_argument(
+        "--databases",
+        type=_databases,
+        default=["postgresql", "sqlite"],
+        metavar="NAMES",
+        help="the mix's databases: postgresql, sqlite or both (default both; PostgreSQL "
+        "needs CORRIDOR_BENCH_DATABASE_URL or CORRIDOR_TEST_DATABASE_URL)",
+    )
+    made.add_argument(
+        "--no-half-peak",
+        dest="half_peak",
+        action="store_false",
+        help="skip the mix's runs at half each shape's peak rate",
+    )
+    return made
+
+
+if __name__ == "__main__":
+    arguments = parser().parse_args()
+    if arguments.only == "mix":
+        asyncio.run(mix_only(arguments))
+    else:
+        asyncio.run(
+            main(arguments.operations, arguments.concurrency, arguments.seconds, arguments.only)
+        )

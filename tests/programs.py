@@ -20,6 +20,7 @@ import glob
 import os
 import shutil
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -27,6 +28,7 @@ REQUIRE_ALL_SETTING = "CORRIDOR_TEST_REQUIRE_ALL"
 # Every skip for a missing program starts with this, so the summary can count them (on
 # the controller of a pytest-xdist run, from the reports the workers send back).
 SKIP_PREFIX = "missing program: "
+EVM_NODE_MODULES = Path(__file__).parent / "evm" / "node_modules"
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,9 @@ PROGRAMS: dict[str, Program] = {
         Program("chromium", "apt-get install -y chromium", ("/usr/bin/chromium",)),
         Program("curl", "apt-get install -y curl"),
         Program("wrk", "apt-get install -y wrk"),
+        # The TypeScript SDK (clients/typescript): its build, its tests, `npm pack`.
+        Program("node", "apt-get install -y nodejs"),
+        Program("npm", "apt-get install -y npm"),
         # A streaming standby of the local PostgreSQL (tests/operations/standby.py).
         Program(
             "pg_basebackup",
@@ -55,6 +60,13 @@ PROGRAMS: dict[str, Program] = {
         ),
         Program(
             "pg_ctl", "apt-get install -y postgresql-15", ("/usr/lib/postgresql/*/bin/pg_ctl",)
+        ),
+        # A local EVM node for the chain rail's tests (tests/evm): Foundry's anvil, from the
+        # npm package that tests/evm/package.json pins (.ci/run installs it there).
+        Program(
+            "anvil",
+            "npm ci --prefix tests/evm",
+            (str(EVM_NODE_MODULES / "@foundry-rs" / "anvil-linux-*" / "bin" / "anvil"),),
         ),
     )
 }

@@ -202,3 +202,56 @@ def test_the_layering_is_a_contract_of_make_lint():
     assert contracts["layers"]["layers"][-1] == "corridor.kit"
     makefile = (SOURCE.parents[1] / "Makefile").read_text()
     assert "lint-imports" in makefile and "$(BIN)/mypy" in makefile
+
+
+# --- the queries contract (lint/queries.py, run by `make lint` through import-linter) ------
+
+
+def test_the_queries_contract_sees_what_builds_or_sends_a_query():
+    from lint.queries import queries_in
+
+    source = textwrap.dedent(
+        """
+        from sqlalchemy import Select
+        from sqlalchemy.exc import IntegrityError
+        from sqlalchemy.ext.asyncio import AsyncSession
+        from sqlalchemy.orm import Mapped
+
+        async def lookup(session: AsyncSession, key: str):
+            from sqlalchemy import func, select
+            import asyncpg
+            customer = await session.get(Customer, key)
+            organization = await get_kept(session, Organization, key)
+            raw = connection.driver_connection
+            return customer
+        """
+    )
+    found = {(one.line, one.what.split(" (")[0]) for one in queries_in(source, "corridor.x")}
+    assert found == {
+        (8, "from sqlalchemy import func, select"),
+        (9, "import asyncpg"),
+        (10, "session.get(…)"),
+        (11, "get_kept(…)"),
+        (12, ".driver_connection"),
+    }
+
+
+def test_the_queries_contract_reads_module_expressions_as_import_linter_does():
+    from lint.queries import matches
+
+    assert matches("corridor.accounts.repository", "corridor.**.repository")
+    assert matches("corridor.transfers.planning.repository", "corridor.**.repository")
+    assert not matches("corridor.accounts.repository_helpers", "corridor.**.repository")
+    # A package's modules are the package's.
+    assert matches("corridor.transfers.express.statements", "corridor.transfers.express")
+    assert not matches("corridor.transfers.express_endpoint", "corridor.transfers.express")
+    assert matches("corridor.kit.db", "corridor.kit.db")
+    assert not matches("corridor.kit.dbx", "corridor.kit.db")
+
+
+def test_the_queries_contract_reads_every_module_even_in_a_folder_without_init():
+    from lint.queries import modules_of
+
+    modules = modules_of("corridor")
+    assert modules["corridor.accounts.service"] == SOURCE / "accounts" / "service.py"
+    assert "corridor.documents.service" in modules and "corridor.migrations.env" in modules

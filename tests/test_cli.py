@@ -171,6 +171,12 @@ HELP_PAGES = [
     ["users"],
     ["users", "add"],
     ["users", "list"],
+    ["bank-files"],
+    ["bank-files", "list"],
+    ["bank-files", "write"],
+    ["bank-files", "upload"],
+    ["bank-files", "import"],
+    ["encrypt-secret"],
 ]
 
 

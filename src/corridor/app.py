@@ -39,11 +39,15 @@ from corridor.kit.clock import Clock, SystemClock
 from corridor.kit.db import Database, PoolLimits
 from corridor.kit.logging import configure_logging, get_logger
 from corridor.mcp.http import MCPEndpoint
+from corridor.mcp.metadata import router as mcp_metadata_router
+from corridor.oauth.endpoints import grants_router as oauth_grants_router
+from corridor.oauth.endpoints import router as oauth_router
 from corridor.organizations.endpoints import router as organizations_router
 from corridor.organizations.endpoints.access import router as auth_router
 from corridor.parties.endpoints import router as parties_router
 from corridor.quotes.binding import QuoteLocks
 from corridor.quotes.endpoints import router as quotes_router
+from corridor.reconciliation.endpoints import router as reconciliation_router
 from corridor.statements.endpoints import router as statements_router
 from corridor.tools.registry import ToolEnvironment
 from corridor.transfers.deposit_endpoints import router as deposits_router
@@ -73,6 +77,7 @@ ROUTERS = [
     deposits_router,
     clocks_router,
     bank_files_router,
+    reconciliation_router,
     agents_router,
     quotes_router,
     fixed_routes_router,
@@ -83,6 +88,9 @@ ROUTERS = [
     assistant_router,
     confirmations_router,
     hosted_router,
+    oauth_router,
+    oauth_grants_router,
+    mcp_metadata_router,
 ]
 
 DESCRIPTION = """
@@ -176,6 +184,10 @@ def create_app(
     install_tracing(settings, service_name="corridor")
     if settings.file_rails:
         install_file_rails(settings)
+    if settings.evm_chains:  # web3 is imported only where a chain is paid on a node
+        from corridor.rails.evm import install_evm_rails
+
+        install_evm_rails(settings)
     database = database or database_of(settings)
     clock = clock or SystemClock()
     workers_wanted = (
@@ -239,6 +251,7 @@ def create_app(
         decided_as_confirmation, environment=app.state.tools
     )
     mcp_endpoint = MCPEndpoint(app.state.tools)
+    app.state.mcp_endpoint = mcp_endpoint
     # An ASGI app of its own (the MCP SDK's), on the API's port and credentials.
     app.router.routes.append(Route("/mcp", mcp_endpoint, methods=["GET", "POST", "DELETE"]))
     app.state.rate_limiter = RateLimiter(settings)

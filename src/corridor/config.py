@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import limits
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from corridor.kit import secretbox
@@ -20,6 +20,29 @@ DEFAULT_DATA_DIRECTORY = Path(".corridor")
 class Environment(StrEnum):
     SANDBOX = "sandbox"
     PRODUCTION = "production"
+
+
+class EvmTokenSetting(BaseModel):
+    """An ERC-20 stablecoin contract on one chain."""
+
+    address: str = Field(pattern=r"^0x[0-9a-fA-F]{40}$")
+    decimals: int = Field(default=6, ge=0, le=36)
+
+
+class EvmChainSetting(BaseModel):
+    """A chain paid on a real node (docs/rails.md, "The EVM rail")."""
+
+    rpc_url: str
+    chain_id: int = Field(ge=1)
+    # Blocks on top of a transfer's block before its leg settles; None: the chain's
+    # figure of rails/chains.py (Ethereum 64, Base 300, Polygon 128).
+    confirmations: int | None = Field(default=None, ge=1, le=10_000)
+    tokens: dict[str, EvmTokenSetting] = Field(default_factory=dict)  # currency → contract
+    # The first block the deposit scan reads.
+    deposit_start_block: int = Field(default=0, ge=0)
+    # A transaction sent this long ago and still in no block is sent again on its nonce
+    # with higher fees.
+    replace_after_s: int = Field(default=180, ge=1, le=86_400)
 
 
 class Settings(BaseSettings):
@@ -102,6 +125,10 @@ class Settings(BaseSettings):
     # How long a write tool call waits for a person's confirmation (and an owner's console
     # approval stays usable): its MCP requestState expires with it (issue 26).
     tool_confirmation_ttl_s: int = Field(default=600, ge=1, le=7 * 24 * 3600)
+    # OAuth for MCP clients (docs/mcp.md): an access token lives 15 minutes, a refresh
+    # token 30 days (each refresh gives a new one and retires the old).
+    oauth_access_token_ttl_s: int = Field(default=900, ge=60, le=24 * 3600)
+    oauth_refresh_token_ttl_s: int = Field(default=30 * 24 * 3600, ge=3600, le=365 * 24 * 3600)
 
     # The key that encrypts webhook signing secrets at rest (a Fernet key, see
     # docs/decisions.md "Security"). Unset: a key generated on first run into the data
@@ -145,6 +172,12 @@ class Settings(BaseSettings):
     # On SIGTERM: an API process stops accepting and gives the requests in flight this
     # long; a worker stops claiming and gives its running work this long.
     shutdown_grace_s: float = Field(default=30, ge=0, le=600)
+    # How long `corridor serve` keeps an idle HTTP connection open for the client's next
+    # request. Longer than the clients and proxies in front keep theirs (httpx 5 s,
+    # aiohttp 15 s, Go 90 s, load balancers often 60 s): when the server closes first, a
+    # request the client is sending on it meets a closed connection (docs/decisions.md,
+    # "Keep-alive", issue 30). uvicorn's own default is 5 s.
+    http_keep_alive_s: int = Field(default=120, ge=1, le=3600)
 
     # Bank files (docs/rails.md): the rails paid through files exchanged with a bank
     # (comma-separated, of ACH, ACH_SAME_DAY, SEPA, SWIFT; empty: every rail simulated),
@@ -171,6 +204,16 @@ class Settings(BaseSettings):
     bank_upload_retry_s: float = Field(default=60, gt=0, le=86_400)
     bank_upload_attempts_max: int = Field(default=20, ge=1, le=1000)
 
+    # The EVM stablecoin rail (docs/rails.md): chains paid on a real node, as JSON
+    # ({"ETHEREUM": {"rpc_url", "chain_id", "confirmations", "tokens": {"USDC":
+    # {"address", "decimals"}}}}); every chain not named stays simulated. The hot wallet's
+    # private key, encrypted with the server key (`corridor evm encrypt-key`).
+    evm_chains: dict[str, EvmChainSetting] = Field(default_factory=dict)
+    evm_signer_key: SecretStr | None = None
+    # The deposit addresses' seed phrase (BIP-39), encrypted with the server key; without
+    # it deposit wallets keep the sandbox's made-up addresses.
+    evm_deposit_mnemonic: SecretStr | None = None
+
     @field_validator(
         "rate_limit_sign_in_failures_per_email",
         "rate_limit_sign_in_failures_per_address",
@@ -182,6 +225,23 @@ class Settings(BaseSettings):
             limits.parse(value)
         except ValueError:
             raise ValueError(f"{value!r} is not a rate limit such as '10 per 15 minutes'") from None
+        return value
+
+    @field_validator("evm_chains")
+    @classmethod
+    def _evm_chains(cls, value: dict[str, EvmChainSetting]) -> dict[str, EvmChainSetting]:
+        unknown = set(value) - {"ETHEREUM", "BASE", "POLYGON"}
+        if unknown:
+            raise ValueError(f"not EVM chains: {', '.join(sorted(unknown))}")
+        return value
+
+    @field_validator("bank_file_rails")
+    @classmethod
+    def _file_rails(cls, value: str) -> str:
+        known = {"ACH", "ACH_SAME_DAY", "SEPA", "SWIFT"}
+        unknown = {name.strip().upper() for name in value.split(",") if name.strip()} - known
+        if unknown:
+            raise ValueError(f"not rails paid through files: {', '.join(sorted(unknown))}")
         return value
 
     @model_validator(mode="after")

@@ -1,7 +1,8 @@
 """Parallel submits of one agent never exceed a limit together (issue 4, "Concurrency").
 
-The check and the submit run under a lock on the agent row: SELECT … FOR UPDATE on
-PostgreSQL; on SQLite the writing transaction (BEGIN IMMEDIATE) serialises them.
+Each submit adds to the agent's spend counters in upserts guarded by its limits
+(transfers/spending.py): on PostgreSQL the window's row lock orders them, whichever
+process sends them; on SQLite the writing transaction (BEGIN IMMEDIATE) serialises them.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ import asyncio
 
 import pytest
 
-from tests.conftest import assert_error
+from corridor.config import Environment
+from tests.auth.credentials import bearer
+from tests.conftest import assert_error, built_app, client_for
 
 racers_on_postgresql = 100
 racers_on_every_backend = 12
@@ -92,3 +95,48 @@ async def test_concurrent_approval_and_submits_share_the_lock(owner):
     assert 2 <= len(accepted) <= 6
     spend = (await client.get(f"/v1/agents/{agent['id']}/spend")).json()
     assert int(spend["windows"][0]["used"]) == (8 + len(accepted)) * payment_minor
+
+
+async def test_two_api_processes_on_postgresql_admit_exactly_the_limit(
+    owner, backend, database_url
+):
+    """Two apps on one database, each with its own connection pool (as two `corridor
+    serve` processes are): 100 submits of one agent split between them admit exactly what
+    the daily limit covers, and the spend and the held balance agree."""
+    if backend == "sqlite":
+        pytest.skip("one writer at a time on SQLite; several processes are PostgreSQL's")
+    admitted = 23
+    agent = await owner.create_agent(
+        limits={"daily": str(admitted * payment_minor + payment_minor // 2)}
+    )
+    secret = (await owner.agent_key(agent["id"]))["secret"]
+    drafts = []
+    async with client_for(owner.app, bearer(secret)) as client:
+        for _ in range(racers_on_postgresql):
+            created = await client.post("/v1/transfers", json=owner.payment(payment_minor))
+            assert created.status_code == 201, created.text
+            drafts.append(created.json()["id"])
+    # A request waits its turn on the spend window's row holding a pooled connection: the
+    # pools wait long enough for a hundred turns on a loaded machine.
+    patient = {"database_pool_timeout_s": 120}
+    async with (
+        built_app(database_url, Environment.SANDBOX, **patient) as first_app,
+        built_app(database_url, Environment.SANDBOX, **patient) as second_app,
+    ):
+        first = client_for(first_app, bearer(secret))
+        second = client_for(second_app, bearer(secret))
+        answers = await asyncio.gather(
+            *(
+                (first if index % 2 else second).post(f"/v1/transfers/{draft}/submit")
+                for index, draft in enumerate(drafts)
+            )
+        )
+        spend = (await first.get(f"/v1/agents/{agent['id']}/spend")).json()
+    accepted = [answer for answer in answers if answer.status_code == 200]
+    for answer in answers:
+        if answer.status_code != 200:
+            assert_error(answer, 403, "agent_limit_exceeded")
+    assert len(accepted) == admitted
+    assert int(spend["windows"][0]["used"]) == admitted * payment_minor
+    balance = await owner.customer.balance("USD")
+    assert balance["available"] == 100_000_000 - admitted * payment_minor

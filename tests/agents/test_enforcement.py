@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import update
 
-from corridor.models.transfer import Agent, Transfer
+from corridor.models.transfer import Agent
 from tests.agents.conftest import pay, submit_new
 from tests.conftest import assert_error
 from tests.transfers.conftest import amount
@@ -184,11 +184,13 @@ async def test_reversed_transfers_do_not_count_and_completed_ones_do(owner):
     completed = await owner.client.post(f"/v1/sandbox/transfers/{first['id']}/complete")
     assert completed.json()["status"] == "COMPLETED", completed.text
     assert_error(await submit_new(client, owner.payment(50_000)), 403, "agent_limit_exceeded")
-    # A returned payout ends REVERSED (the returns package's move); spend reads only the status.
-    async with owner.app.state.database.session() as session, session.begin():
-        await session.execute(
-            update(Transfer).where(Transfer.id == first["id"]).values(status="REVERSED")
-        )
+    # A returned payout ends REVERSED (the returns package's move), and stops counting.
+    payout = next(leg for leg in completed.json()["legs"] if leg["type"] == "PAYOUT_FIAT")
+    returned = await owner.client.post(
+        f"/v1/sandbox/transfers/{first['id']}/legs/{payout['id']}/status",
+        json={"status": "RETURNED"},
+    )
+    assert returned.json()["status"] == "REVERSED", returned.text
     await pay(client, owner.payment(100_000))
 
 

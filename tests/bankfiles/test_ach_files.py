@@ -261,3 +261,149 @@ async def test_bank_files_are_the_organizations_own(app, tenant, make_tenant):
         await other.client.get("/v1/bank-files/bkf_01m8a2q7c9x4yz3k8w5r6t1v0n"), 404, "not_found"
     )
     assert_error(await tenant.client.get("/v1/bank-files/nonsense"), 404, "not_found")
+
+
+def pull(customer, external_account_id: str, value: int) -> dict:
+    """An ACH debit of the customer's own account at another bank into their balance."""
+    return {
+        "customerId": customer.id,
+        "source": {"externalAccountId": external_account_id, "paymentRail": "ACH_SAME_DAY"},
+        "destination": {"accountId": customer.accounts["USD"]},
+        "amount": amount("USD", value),
+        "confirm": True,
+    }
+
+
+async def test_a_returned_pull_reverses_its_transfer_like_a_returned_payout(
+    app, tenant, clock, file_rails
+):
+    """R01 after the pull settled: the money credited to the balance goes back to the bank
+    (the transfer REVERSED with `returnedAt`, `transfer.reversed`); a pull returned before
+    it settled fails and credits nothing."""
+    clock.set(MORNING)
+    file_rails(RailName.ACH_SAME_DAY)
+    customer = await make_customer(tenant.client, ("USD",))
+    external = await customer.bank_account()
+    settled = await create(tenant.client, pull(customer, external, 30_000))
+    await settle(app, tenant.organization_id)
+    await advance_to(tenant.client, "2026-11-18T15:31:00Z")
+    await write_files(app, tenant.organization_id)
+    (written,) = await files(tenant.client, direction="OUTGOING")
+    original = await content(tenant.client, written["id"])
+    (entry,) = [entry for batch in nacha.parse(original).batches for entry in batch.entries]
+    assert entry.transaction_code == "27" and entry.amount_cents == 30_000  # a debit
+    await advance_to(tenant.client, "2026-11-18T18:30:00Z")  # after 13:00 ET settlement
+    await settle(app, tenant.organization_id)
+    settled = await fetch(tenant.client, settled["id"])
+    assert settled["status"] == "COMPLETED"
+    assert (await customer.balance("USD"))["available"] == 30_000
+
+    answers = bank.nacha_answers(
+        original,
+        [bank.NachaAnswer(settled["legs"][0]["achTraceNumber"], "R01")],
+        now=datetime(2026, 11, 19, 14, 0, tzinfo=UTC),
+    )
+    body = {"name": "returns-pull.ach", "content": answers}
+    response = await tenant.client.post("/v1/sandbox/bank-files/imports", json=body)
+    assert response.status_code == 201, response.text
+    assert response.json()["summary"]["applied"] == {"RETURN": 1}
+    reversed_ = await fetch(tenant.client, settled["id"])
+    assert reversed_["status"] == "REVERSED"
+    assert reversed_["returnedAt"] == "2026-11-18T18:30:00.000Z"
+    assert reversed_["returnedToAccountId"] is None  # nothing came back to a balance
+    assert "R01" in reversed_["systemRemark"]
+    assert (await customer.balance("USD"))["available"] == 0
+    again = await tenant.client.post("/v1/sandbox/bank-files/imports", json=body)
+    assert again.json()["id"] == response.json()["id"]
+    assert (await customer.balance("USD"))["available"] == 0
+    types = await event_types(app, tenant.organization_id)
+    assert types.count("transfer.reversed") == 1
+    entries = await tenant.client.get(f"/v1/bank-files/{written['id']}/entries")
+    (filed,) = entries.json()["data"]
+    assert (filed["status"], filed["reasonCode"]) == ("RETURNED", "R01")
+    await assert_books_balance(app, tenant.organization_id)
+
+    # The bank's statement shows the pull coming in and its return going out: both match.
+    statement = bank.bai2_statement(
+        [
+            bank.StatementLine("CRDT", "300.00", "USD", filed["reference"]),
+            bank.StatementLine("DBIT", "300.00", "USD", filed["reference"]),
+        ],
+        file_id="BAI-RETURN",
+        now=datetime(2026, 11, 20, 8, 0, tzinfo=UTC),
+    )
+    imported = await tenant.client.post(
+        "/v1/reconciliation/statements", json={"name": "bai2.txt", "content": statement}
+    )
+    assert imported.status_code == 201, imported.text
+    assert (imported.json()["matchedCount"], imported.json()["exceptionCount"]) == (2, 0)
+
+
+async def test_a_pull_returned_before_it_settles_fails_and_credits_nothing(
+    app, tenant, clock, file_rails
+):
+    clock.set(MORNING)
+    file_rails(RailName.ACH_SAME_DAY)
+    customer = await make_customer(tenant.client, ("USD",))
+    external = await customer.bank_account()
+    transfer = await create(tenant.client, pull(customer, external, 12_000))
+    await settle(app, tenant.organization_id)
+    await advance_to(tenant.client, "2026-11-18T15:31:00Z")
+    await write_files(app, tenant.organization_id)
+    (written,) = await files(tenant.client, direction="OUTGOING")
+    transfer = await fetch(tenant.client, transfer["id"])
+    answers = bank.nacha_answers(
+        await content(tenant.client, written["id"]),
+        [bank.NachaAnswer(transfer["legs"][0]["achTraceNumber"], "R01")],
+        now=MORNING,
+    )
+    response = await tenant.client.post(
+        "/v1/sandbox/bank-files/imports", json={"name": "r.ach", "content": answers}
+    )
+    assert response.status_code == 201, response.text
+    failed = await fetch(tenant.client, transfer["id"])
+    assert failed["status"] == "FAILED" and "R01" in failed["systemRemark"]
+    await settle(app, tenant.organization_id)
+    assert (await customer.balance("USD"))["available"] == 0
+    await assert_books_balance(app, tenant.organization_id)
+
+
+async def test_a_returned_pull_already_spent_takes_what_is_left_and_the_rest_is_owed(
+    app, tenant, clock, file_rails
+):
+    """The customer paid 200.00 out of a 300.00 pull before the payer's bank returned it:
+    the 100.00 left goes back to the bank, the 200.00 the balance no longer has is owed
+    (SUSPENSE), the balance never below zero, the books balanced."""
+    clock.set(MORNING)
+    file_rails(RailName.ACH_SAME_DAY)
+    customer = await make_customer(tenant.client, ("USD",))
+    external = await customer.bank_account()
+    pulled = await create(tenant.client, pull(customer, external, 30_000))
+    await settle(app, tenant.organization_id)
+    await advance_to(tenant.client, "2026-11-18T15:31:00Z")
+    await write_files(app, tenant.organization_id)
+    (written,) = await files(tenant.client, direction="OUTGOING")
+    original = await content(tenant.client, written["id"])
+    await advance_to(tenant.client, "2026-11-18T18:30:00Z")
+    await settle(app, tenant.organization_id)
+    pulled = await fetch(tenant.client, pulled["id"])
+    assert pulled["status"] == "COMPLETED"
+    person = await payee(tenant.client, customer.id, "INDIVIDUAL", "111122223333")
+    await create(tenant.client, payout(customer, person, 20_000))
+    await settle(app, tenant.organization_id)
+    assert (await customer.balance("USD"))["available"] == 10_000
+
+    answers = bank.nacha_answers(
+        original,
+        [bank.NachaAnswer(pulled["legs"][0]["achTraceNumber"], "R01")],
+        now=datetime(2026, 11, 19, 14, 0, tzinfo=UTC),
+    )
+    response = await tenant.client.post(
+        "/v1/sandbox/bank-files/imports", json={"name": "r01.ach", "content": answers}
+    )
+    assert response.status_code == 201, response.text
+    reversed_ = await fetch(tenant.client, pulled["id"])
+    assert reversed_["status"] == "REVERSED"
+    assert "200.00 USD it no longer had is owed" in reversed_["systemRemark"]
+    assert (await customer.balance("USD"))["available"] == 0
+    await assert_books_balance(app, tenant.organization_id)

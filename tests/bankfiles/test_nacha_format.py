@@ -119,3 +119,13 @@ def test_returns_and_changes_read_back_from_the_banks_file():
     assert answers["123456780000101"].kind == "CHANGE"
     assert answers["123456780000101"].corrected_data == "987654321"
     assert parsed.batches[0].entries[0].transaction_code == "21"
+
+
+def test_only_rails_paid_through_files_can_be_named_in_the_setting():
+    from pydantic import ValidationError
+
+    from corridor.config import Settings
+
+    assert Settings(bank_file_rails="ach, SEPA").file_rails == {"ACH", "SEPA"}
+    with pytest.raises(ValidationError, match="WIRE"):
+        Settings(bank_file_rails="ACH,WIRE")

@@ -156,3 +156,14 @@ async def test_a_client_without_a_key_fails_at_once_and_sends_nothing(
     # What needs no credentials still works without a key.
     with Corridor(base_url=live.base_url) as keyless:
         assert keyless.health().status == "ok"
+
+
+def test_connected_apps_are_read_and_an_unknown_one_is_not_found(corridor: Corridor):
+    assert list(corridor.oauth_grants.list()) == []
+    unknown = "oag_01jd3x0p6x9e3k2v1m8q4r7s5t"
+    with pytest.raises(NotFoundError):
+        corridor.oauth_grants.retrieve(unknown)
+    with pytest.raises(NotFoundError):
+        corridor.oauth_grants.revoke(unknown)
+    with pytest.raises(NotFoundError):
+        corridor.oauth_grants.update(unknown, tool_confirmation="always")

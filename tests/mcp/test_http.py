@@ -34,7 +34,10 @@ async def test_mcp_without_valid_credentials_is_401(live: LiveServer, headers) -
         )
     assert response.status_code == 401
     assert response.json()["code"] == "unauthorized"
-    assert response.headers["www-authenticate"] == "Bearer"
+    # RFC 9728 section 5.1: the challenge names the protected resource metadata.
+    assert response.headers["www-authenticate"] == (
+        f'Bearer resource_metadata="{live.base_url}/.well-known/oauth-protected-resource/mcp"'
+    )
 
 
 async def test_tools_listed_with_annotations_differ_by_key_kind(

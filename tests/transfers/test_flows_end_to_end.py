@@ -336,6 +336,36 @@ async def test_pull_from_an_external_account_into_a_balance(app, tenant, custome
     await assert_books_balance(app, tenant.organization_id)
 
 
+async def test_a_settled_pull_returned_in_the_sandbox_is_reversed(app, tenant, customer):
+    """The sandbox's RETURNED for a pull's DEPOSIT_FIAT leg: the transfer is REVERSED and
+    the pulled amount leaves the balance again (as a NACHA return file does)."""
+    external = await customer.bank_account()
+    transfer = await create(
+        tenant.client,
+        {
+            "customerId": customer.id,
+            "source": {"externalAccountId": external, "paymentRail": "ACH"},
+            "destination": {"accountId": customer.accounts["USD"]},
+            "amount": amount("USD", 4_000),
+            "confirm": True,
+        },
+    )
+    await settle(app, tenant.organization_id)
+    assert (await customer.balance("USD"))["available"] == 4_000
+    pull_leg = transfer["legs"][0]["id"]
+    returned = await tenant.client.post(
+        f"/v1/sandbox/transfers/{transfer['id']}/legs/{pull_leg}/status",
+        json={"status": "RETURNED", "reason": "R01 insufficient funds"},
+    )
+    assert returned.status_code == 200, returned.text
+    done = await fetch(tenant.client, transfer["id"])
+    assert done["status"] == "REVERSED" and done["returnedAt"]
+    assert done["returnedToAccountId"] is None
+    assert "R01 insufficient funds" in done["systemRemark"]
+    assert (await customer.balance("USD"))["available"] == 0
+    await assert_books_balance(app, tenant.organization_id)
+
+
 async def test_a_deposit_flow_funded_from_a_balance_instead(app, tenant, customer):
     await customer.fund("USDC", 10_000_000)
     wallet = await customer.wallet()

@@ -29,7 +29,7 @@ def live(tmp_path_factory) -> Iterator[LiveServer]:
 
 @pytest.fixture(scope="module")
 def operations_count(live) -> int:
-    spec = httpx.get(f"{live.base_url}/openapi.json").json()
+    spec = httpx.get(f"{live.base_url}/openapi.json", timeout=60).json()
     return sum(len(operations) for operations in spec["paths"].values())
 
 
@@ -100,7 +100,7 @@ def test_swagger_ui_renders_every_tag_offline_and_opens_one(live, tmp_path: Path
     load, it gets no further than the fourth; docs/decisions.md); every tag is listed, and
     a tag opens to its
     operations, an operation to its response example. ReDoc, below, shows every one."""
-    spec = httpx.get(f"{live.base_url}/openapi.json").json()
+    spec = httpx.get(f"{live.base_url}/openapi.json", timeout=60).json()
     tags = {operation["tags"][0] for path in spec["paths"].values() for operation in path.values()}
     transfers = sum(
         operation["tags"][0] == "Transfers"

@@ -92,11 +92,15 @@ KNOWN = {
     ("POST", "/v1/transfers/intents/quote", "confirm"),
     ("POST", "/v1/transfers/intents/quote", "quoteId"),
     # The pattern states the scheme and the characters; the URL parser and the SSRF guard
-    # (webhooks/urls.py) decide the rest (a host, an address allowed here).
+    # (kit/urls.py) decide the rest (a host, an address allowed here).
     ("POST", "/v1/webhooks/endpoints", "url"),
     # whsec_ and base64 of 24 to 64 random bytes (the description says so).
     ("POST", "/v1/webhooks/endpoints", "secret"),
     ("POST", "/v1/webhooks/endpoints/{endpoint_id}/secret/rotate", "key"),
+    # A bank's file: a NACHA file or an ISO 20022 message (the description says which).
+    ("POST", "/v1/sandbox/bank-files/imports", "content"),
+    # A bank statement: a camt.053 (XML) or a BAI2 file (the description says which).
+    ("POST", "/v1/reconciliation/statements", "content"),
 }
 
 

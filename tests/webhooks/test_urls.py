@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from corridor.config import Environment
-from corridor.webhooks import urls
+from corridor.kit import urls
 from corridor.webhooks.sender import AttemptRequest, Sender
 from corridor.webhooks.signing import new_secret
 from tests.conftest import assert_error

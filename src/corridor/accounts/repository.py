@@ -54,3 +54,7 @@ async def currencies_of_customer(
         LedgerAccount.kind == CUSTOMER_BALANCE,
     )
     return set((await session.execute(statement)).scalars())
+
+
+async def customer(session: AsyncSession, customer_id: str) -> Customer | None:
+    return await session.get(Customer, customer_id)

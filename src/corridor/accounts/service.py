@@ -8,11 +8,12 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.accounts import repository
+from corridor.accounts.errors import CustomerNotActive
 from corridor.accounts.schemas import BalanceTransactionRead
 from corridor.auth.callers import Caller
 from corridor.auth.scopes import Scope
 from corridor.kit.db import get_visible
-from corridor.kit.errors import InvalidState, SandboxOnly, ValidationFailed
+from corridor.kit.errors import SandboxOnly, ValidationFailed
 from corridor.kit.ids import new_id
 from corridor.kit.money import is_supported_currency
 from corridor.kit.pagination import Page, PageRequest, fetch_page
@@ -159,13 +160,10 @@ async def fund_in_sandbox(
     if amount <= 0:
         raise ValidationFailed("amount.value", "must be greater than zero")
     assert account.customer_id is not None
-    customer = await session.get(Customer, account.customer_id)
+    customer = await repository.customer(session, account.customer_id)
     assert customer is not None, "a balance account belongs to a customer of its organization"
     if customer.status != ACTIVE:
-        raise InvalidState(
-            f"Customer {customer.id} is {customer.status}; only ACTIVE customers move money",
-            current_status=customer.status,
-        )
+        raise CustomerNotActive(customer.id, customer.status)
     funding = await ledger.system_account(
         session,
         organization_id=caller.organization_id,

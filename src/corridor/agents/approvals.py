@@ -2,7 +2,8 @@
 
 APPROVE submits the draft as a submit would, skipping only the spend limits (the
 payment then counts toward the agent's spend); DECLINE cancels it with the reason on
-its cancellation. Both run under the agent's row lock, like the agent's own submits.
+its cancellation. Both lock the agent's row, so an owner's decisions on one agent run one
+at a time; an approved payment is added to the agent's spend counters past its limits.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from corridor.auth.callers import ToolConfirmation
 from corridor.kit.ids import id_pattern
 from corridor.kit.pagination import ListResponse, PageRequest
 from corridor.models.access import ApiKey
-from corridor.transfers.endpoints import Plugins
+from corridor.transfers.endpoints import Plugins, transfer_body
 from corridor.transfers.schemas.transfer import TransferRead
 from corridor.web.context import Context, Reading
 from corridor.web.openapi import ERROR_RESPONSES
@@ -277,4 +277,4 @@ async def decide_agent_approval(
         plugins=plugins,
         now=context.now(),
     )
-    return await context.respond(TransferRead.of(found.transfer, found.legs))
+    return await context.respond_json(transfer_body(found))

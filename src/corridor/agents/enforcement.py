@@ -1,8 +1,10 @@
 """What an agent may spend, checked where every submit goes through: `AgentSpendGuard` is
-a submit guard of transfers/plugins.py, run by transfers/actions.py `submit` under a lock
-on the agent row, so parallel submits never overspend together.
+a submit guard of transfers/plugins.py, run by transfers/actions.py `submit`.
 
-Order of the checks: the agent must be ACTIVE (`agent_inactive`), the transfer in the
+The spend is the agent's counters (transfers/spending.py): read, evaluated, then added to
+in one guarded statement each for the day and the month, so concurrent submits in any
+number of processes never overspend together (each waits on the window's row from its
+add to its commit). Order of the checks: the agent must be ACTIVE (`agent_inactive`), the transfer in the
 currency of its limits (`agent_currency_mismatch`), the payee on its allowlist
 (`agent_destination_not_allowed`), then the spend limits: over one, the submit is refused
 (`agent_limit_exceeded`) or, for REQUEST_APPROVAL agents, the draft is parked for an
@@ -26,9 +28,14 @@ from corridor.agents.errors import (
 from corridor.agents.rules import AgentStatus, OverLimitAction, PayeeType
 from corridor.auth.callers import Caller, CallerKind
 from corridor.kit import metrics
-from corridor.kit.errors import CorridorError
+from corridor.kit.errors import CorridorError, ServiceUnavailable
 from corridor.models.transfer import Agent, Transfer, TransferLeg
+from corridor.transfers import spending
 from corridor.transfers.plugins import HoldForApproval
+
+# A submit reads the spend and adds to it guarded; an add refused although the read said
+# it fits (spend taken back in between) reads and tries again, this often at most.
+spend_attempts_max = 5
 
 
 def payees_of(transfer: Transfer) -> set[tuple[str, str]]:
@@ -81,8 +88,9 @@ class AgentSpendGuard:
         legs: list[TransferLeg],
         now: datetime,
     ) -> HoldForApproval | None:
-        """The checks of the module docstring, under the agent's row lock (held until the
-        submit's transaction ends). Over a limit: refused, or for REQUEST_APPROVAL agents
+        """The checks of the module docstring; the spend is added to the agent's counters
+        here, guarded by its limits (the window rows stay locked until the submit's
+        transaction ends). Over a limit: refused, or for REQUEST_APPROVAL agents
         held for an owner's approval (the draft is kept, parked). Each decision is counted
         (`corridor_agent_decisions_total`): a refusal at once, the others once committed."""
         if caller.kind is not CallerKind.AGENT_KEY:
@@ -104,7 +112,7 @@ class AgentSpendGuard:
         self, session: AsyncSession, *, caller: Caller, transfer: Transfer, now: datetime
     ) -> HoldForApproval | None:
         assert caller.agent_id is not None
-        agent = await repository.lock_agent(session, caller.agent_id)
+        agent = await repository.agent_by_id(session, caller.agent_id)
         assert agent is not None, "an agent key always speaks for an existing agent"
         if agent.status != AgentStatus.ACTIVE:
             raise AgentInactive(agent.id, agent.status)
@@ -115,16 +123,47 @@ class AgentSpendGuard:
         if not destination_allowed(agent, transfer):
             raise AgentDestinationNotAllowed(agent.id)
         transfer.agent_id = agent.id
-        usage = await service.usage_of(session, agent, now=now)
-        denial = spend.evaluate(
-            limits_of(agent), usage, attempted_minor=transfer.source_amount, now=now
-        )
-        if denial is None:
-            return None
+        limits = limits_of(agent)
+        for _ in range(spend_attempts_max):
+            usage = await service.usage_of(session, agent, now=now)
+            denial = spend.evaluate(limits, usage, attempted_minor=transfer.source_amount, now=now)
+            if denial is not None:
+                break
+            # Counted now, guarded by the limits in the statement itself: a submit that
+            # committed since the read above makes it add nothing, and the read again
+            # tells by how much the limit is broken.
+            if await spending.add(
+                session,
+                agent_id=agent.id,
+                currency=agent.currency,
+                amount=transfer.source_amount,
+                at=now,
+                now=now,
+                day_limit=limits.daily_minor,
+                month_limit=limits.monthly_minor,
+            ):
+                return None
+        else:  # spend taken back as often as added in between: never, in practice
+            raise ServiceUnavailable("The agent's spend changed too often to decide; retry")
         if agent.over_limit_action == OverLimitAction.REQUEST_APPROVAL:
             refusal = AgentApprovalRequired(denial, agent.currency, transfer_id=transfer.id)
             return HoldForApproval(refusal)
         raise AgentLimitExceeded(denial, agent.currency)
 
-    async def submitted(self, session: AsyncSession, *, transfer: Transfer, now: datetime) -> None:
-        """Nothing to record: the submitted transfer counts toward the spend by its status."""
+    async def submitted(
+        self, session: AsyncSession, *, caller: Caller, transfer: Transfer, now: datetime
+    ) -> None:
+        """An agent's transfer submitted by someone else (its owner's approval, or its
+        organization submitting its draft) counts toward its spend all the same, past the
+        limits; the agent's own submit was counted by `check_submit`."""
+        if transfer.agent_id is None or caller.kind is CallerKind.AGENT_KEY:
+            return
+        assert transfer.submitted_at is not None
+        await spending.add(
+            session,
+            agent_id=transfer.agent_id,
+            currency=transfer.source_currency,
+            amount=transfer.source_amount,
+            at=transfer.submitted_at,
+            now=now,
+        )

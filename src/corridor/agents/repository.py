@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Select, and_, case, func, select
+from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from corridor.agents.spend import UNCOUNTED_STATUSES, Span, Usage
 from corridor.auth.callers import Caller
-from corridor.kit.db import lock_rows
+from corridor.kit.db import is_sqlite
 from corridor.models.access import ApiKey
 from corridor.models.signing import AgentSigningKey
-from corridor.models.transfer import Agent, Transfer
+from corridor.models.transfer import Agent
 
 AGENT_KEY_KIND = "AGENT"
 
@@ -30,9 +29,15 @@ def visible_agents(caller: Caller, *, customer_id: str | None = None) -> Select[
 
 async def lock_agent(session: AsyncSession, agent_id: str) -> Agent | None:
     """The agent row, locked until the transaction ends (SQLite: BEGIN IMMEDIATE already
-    serialises writers), so spend checks and submits of one agent run one at a time."""
-    found = await lock_rows(session, Agent, [agent_id])
-    return found[0] if found else None
+    serialises writers), so an owner's decisions on one agent run one at a time. FOR NO
+    KEY UPDATE: a submit adding a new spend window (whose foreign key takes a KEY SHARE
+    lock on this row) while it holds another window never waits on it, so a decision and
+    the agent's own submits cannot deadlock."""
+    statement = select(Agent).where(Agent.id == agent_id)
+    if not is_sqlite(session):
+        statement = statement.with_for_update(key_share=True)
+    statement = statement.execution_options(populate_existing=True)
+    return (await session.execute(statement)).scalar_one_or_none()
 
 
 async def agent_by_id(session: AsyncSession, agent_id: str) -> Agent | None:
@@ -46,28 +51,6 @@ def keys_of(agent_id: str) -> Select[ApiKey]:
 async def live_keys_of(session: AsyncSession, agent_id: str) -> list[ApiKey]:
     statement = keys_of(agent_id).where(ApiKey.revoked_at.is_(None))
     return list((await session.execute(statement)).scalars())
-
-
-async def usage(
-    session: AsyncSession, *, agent_id: str, currency: str, day: Span, month: Span
-) -> Usage:
-    """Sums of the agent's submitted transfers in the day and the month windows (the day
-    lies inside the month), in one query."""
-    assert month.start <= day.start and day.end <= month.end
-    in_day = and_(Transfer.submitted_at >= day.start, Transfer.submitted_at < day.end)
-    statement = select(
-        func.coalesce(func.sum(case((in_day, Transfer.source_amount), else_=0)), 0),
-        func.coalesce(func.sum(Transfer.source_amount), 0),
-    ).where(
-        Transfer.agent_id == agent_id,
-        Transfer.source_currency == currency,
-        Transfer.status.not_in(sorted(UNCOUNTED_STATUSES)),
-        Transfer.submitted_at.is_not(None),
-        Transfer.submitted_at >= month.start,
-        Transfer.submitted_at < month.end,
-    )
-    day_minor, month_minor = (await session.execute(statement)).one()
-    return Usage(day_minor=int(day_minor), month_minor=int(month_minor))
 
 
 def signing_keys_of(agent_id: str) -> Select[AgentSigningKey]:

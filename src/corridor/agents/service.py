@@ -25,6 +25,7 @@ from corridor.models.access import ApiKey
 from corridor.models.event import emit
 from corridor.models.transfer import Agent
 from corridor.parties import service as parties
+from corridor.transfers import spending
 
 MANAGE_SCOPE = Scope.AGENTS_MANAGE
 ACTIVE_CUSTOMER = "ACTIVE"
@@ -348,13 +349,12 @@ async def revoke_agent_key(
 
 
 async def usage_of(session: AsyncSession, agent: Agent, *, now: datetime) -> spend.Usage:
-    return await repository.usage(
-        session,
-        agent_id=agent.id,
-        currency=agent.currency,
-        day=spend.day_span(now),
-        month=spend.month_span(now),
+    """What the agent spent in its currency in the UTC day and month of `now` (its
+    counters, transfers/spending.py)."""
+    day_minor, month_minor = await spending.spent(
+        session, agent_id=agent.id, currency=agent.currency, at=now
     )
+    return spend.Usage(day_minor=day_minor, month_minor=month_minor)
 
 
 async def spend_of(

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
+from corridor.transfers.rules.states import SPEND_UNCOUNTED
+
 
 class Window(StrEnum):
     TRANSFER = "transfer"
@@ -32,7 +34,7 @@ DENIAL_CODES = {
 }
 
 # Transfers in these states moved no money of the agent's, so they never count.
-UNCOUNTED_STATUSES = frozenset({"DRAFT", "FAILED", "CANCELLED", "REVERSED"})
+UNCOUNTED_STATUSES = frozenset(status.value for status in SPEND_UNCOUNTED)
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,7 +51,6 @@ from corridor.kit.db import Database
 from corridor.kit.ids import new_id
 from corridor.kit.logging import get_logger
 from corridor.mcp import sessions as mcp_sessions
-from corridor.models.access import ConsoleUser
 from corridor.models.assistant import AssistantMessage, AssistantRun, AssistantToolCall
 from corridor.tools.base import Tool, ToolError
 from corridor.tools.previews import preview
@@ -317,7 +316,7 @@ async def _in_thread_session(
 async def caller_of_run(session: AsyncSession, run: AssistantRun) -> Caller | None:
     """The run's user as a caller: a console user, or an unrestricted key still live."""
     if run.user_id.startswith("usr_"):
-        user = await session.get(ConsoleUser, run.user_id)
+        user = await repository.console_user(session, run.user_id)
         if user is None or user.organization_id != run.organization_id:
             return None
         return Caller(

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from corridor.assistant.rules import ACTIVE_RUN_STATUSES, Role, RunStatus, Visibility
 from corridor.auth.callers import Caller
 from corridor.kit.db import affected_rows, for_update
-from corridor.models.access import ApiKey
+from corridor.models.access import ApiKey, ConsoleUser
 from corridor.models.assistant import (
     AssistantMessage,
     AssistantRun,
@@ -190,3 +190,15 @@ async def get_run_row(session: AsyncSession, run_id: str) -> AssistantRun | None
 
 async def tool_call(session: AsyncSession, tool_call_id: str) -> AssistantToolCall | None:
     return await session.get(AssistantToolCall, tool_call_id)
+
+
+async def thread(session: AsyncSession, thread_id: str) -> AssistantThread | None:
+    return await session.get(AssistantThread, thread_id)
+
+
+async def message(session: AsyncSession, message_id: str) -> AssistantMessage | None:
+    return await session.get(AssistantMessage, message_id)
+
+
+async def console_user(session: AsyncSession, user_id: str) -> ConsoleUser | None:
+    return await session.get(ConsoleUser, user_id)

@@ -159,7 +159,7 @@ async def get_thread(
 
 async def get_thread_row(session: AsyncSession, thread_id: str) -> AssistantThread:
     """A thread by id for the worker (the run already proved who may see it)."""
-    thread = await session.get(AssistantThread, thread_id)
+    thread = await repository.thread(session, thread_id)
     if thread is None:
         raise NotFound("assistant thread", thread_id)
     return thread
@@ -375,7 +375,7 @@ async def set_part_status(
     status: str,
     now: datetime,
 ) -> None:
-    message = await session.get(AssistantMessage, message_id)
+    message = await repository.message(session, message_id)
     if message is None:
         raise NotFound("assistant message", message_id)
     message.parts = [

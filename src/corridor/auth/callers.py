@@ -10,6 +10,7 @@ from corridor.kit.errors import CustomerBindingRequired, Forbidden
 
 # The actor id of the server's operator (the CLI), recorded on what it creates.
 OPERATOR_ACTOR = "cli"
+OAUTH_GRANT_CREDENTIAL = "oauth_grant"
 
 
 class ToolConfirmation(StrEnum):
@@ -44,6 +45,9 @@ class Caller:
     # The credential's write-tool confirmation policy (API keys, OAuth grants); console
     # users confirm in the assistant's cards instead.
     tool_confirmation: ToolConfirmation = ToolConfirmation.NEVER
+    # An OAuth grant's access token (oauth/): `actor_id` is the grant (oag_…), and the
+    # caller holds exactly the scopes its owner granted.
+    oauth_grant: bool = False
 
     @classmethod
     def operator(cls, organization_id: str) -> Caller:
@@ -54,12 +58,20 @@ class Caller:
         )
 
     @property
+    def credential_kind(self) -> str:
+        """What the credential is, as records name it: the caller kind, or oauth_grant."""
+        return OAUTH_GRANT_CREDENTIAL if self.oauth_grant else self.kind.value
+
+    @property
     def is_console(self) -> bool:
         return self.kind is CallerKind.CONSOLE_USER
 
     @property
     def is_unrestricted(self) -> bool:
-        """A console session or an organization key with scopes ["*"]."""
+        """A console session or an organization key with scopes ["*"] (an OAuth grant never
+        is one: its owner ticks scopes of the catalog)."""
+        if self.oauth_grant:
+            return False
         if self.kind is CallerKind.CONSOLE_USER:
             return True
         return self.kind is CallerKind.ORGANIZATION_KEY and UNRESTRICTED in self.scopes

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Select, select
+from datetime import datetime
+
+from sqlalchemy import Select, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.kit.db import get_kept, keep
 from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser, PlatformSession
 from corridor.models.customer import Customer
 from corridor.models.organization import Organization
+from corridor.models.signing import AgentSigningKey, SignatureNonce
 from corridor.models.transfer import Agent
 
 # The one agent status that ends authentication (agents/rules.py AgentStatus.REVOKED).
@@ -109,3 +112,18 @@ async def is_below(
             return True
         current = await session.get(Organization, current.parent_id)
     return False
+
+
+async def live_signing_keys(session: AsyncSession, agent_id: str) -> list[AgentSigningKey]:
+    statement = select(AgentSigningKey).where(
+        AgentSigningKey.agent_id == agent_id, AgentSigningKey.revoked_at.is_(None)
+    )
+    return list((await session.execute(statement)).scalars())
+
+
+async def prune_nonces(session: AsyncSession, *, lapsed_before: datetime, limit: int) -> None:
+    """Delete up to `limit` signature nonces that lapsed before `lapsed_before`."""
+    lapsed = select(SignatureNonce.id).where(SignatureNonce.expires_at < lapsed_before).limit(limit)
+    ids = list((await session.execute(lapsed)).scalars())
+    if ids:
+        await session.execute(delete(SignatureNonce).where(SignatureNonce.id.in_(ids)))

@@ -12,6 +12,8 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 secret_random_chars = 40
 key_prefix_visible_chars = 6
+# OAuth access tokens (oauth/) are for the MCP endpoint only; the API recognises and refuses them.
+OAUTH_ACCESS_TOKEN_PREFIX = "mcp_at_"
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _password_hasher = PasswordHasher()
 # Verified against when the email is unknown, so a wrong email costs as long as a wrong password.

@@ -11,6 +11,7 @@ from corridor.auth import repository
 from corridor.auth.callers import Caller, CallerKind, ToolConfirmation
 from corridor.auth.scopes import AGENT_KEY_SCOPES, KNOWN_SCOPES, UNRESTRICTED, Scope, implies
 from corridor.auth.secrets import (
+    OAUTH_ACCESS_TOKEN_PREFIX,
     console_session_token,
     hash_password,
     hash_secret,
@@ -49,6 +50,8 @@ async def authenticate(
         return await _console_caller(session, credential, now)
     if credential.startswith(PLATFORM_SESSION_PREFIX):
         return await _platform_session_caller(session, credential, now)
+    if credential.startswith(OAUTH_ACCESS_TOKEN_PREFIX):
+        raise Unauthorized("An OAuth access token is good for the MCP endpoint (/mcp) only")
     check_key_environment(credential, key_environment)
     secret_hash = hash_secret(credential)
     key = await repository.key_by_secret_hash(session, secret_hash)

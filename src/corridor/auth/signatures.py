@@ -29,10 +29,10 @@ from http_message_signatures.algorithms import ECDSA_P256_SHA256, ED25519
 from http_message_signatures.exceptions import HTTPMessageSignaturesException
 from joserfc.errors import JoseError
 from joserfc.jwk import ECKey, OKPKey
-from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from corridor.auth import repository
 from corridor.kit.db import Database
 from corridor.kit.errors import Unauthorized, ValidationFailed
 from corridor.models.signing import AgentSigningKey, SignatureNonce
@@ -167,10 +167,7 @@ def _signature_input(headers: Mapping[str, str]) -> tuple[list[str], dict[str, A
 
 
 async def _live_keys(session: AsyncSession, agent_id: str) -> list[AgentSigningKey]:
-    statement = select(AgentSigningKey).where(
-        AgentSigningKey.agent_id == agent_id, AgentSigningKey.revoked_at.is_(None)
-    )
-    return list((await session.execute(statement)).scalars())
+    return await repository.live_signing_keys(session, agent_id)
 
 
 async def agent_signs(session: AsyncSession, agent_id: str) -> bool:
@@ -233,14 +230,9 @@ async def keep_nonce(database: Database, nonce: SignatureNonce, now: dt.datetime
             async with session.begin():
                 session.add(nonce)
                 await session.flush()
-                lapsed = (
-                    select(SignatureNonce.id)
-                    .where(SignatureNonce.expires_at < now)
-                    .limit(nonces_pruned_per_request_max)
+                await repository.prune_nonces(
+                    session, lapsed_before=now, limit=nonces_pruned_per_request_max
                 )
-                ids = list((await session.execute(lapsed)).scalars())
-                if ids:
-                    await session.execute(delete(SignatureNonce).where(SignatureNonce.id.in_(ids)))
         except IntegrityError:
             raise SignatureRefused(
                 "nonce_reused", "This signature's nonce was used already: sign each request anew"

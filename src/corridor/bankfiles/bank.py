@@ -10,7 +10,10 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from decimal import Decimal
 from xml.sax.saxutils import escape
+
+from bai2 import bai2, constants, models
 
 from corridor.rails import nacha
 
@@ -195,3 +198,88 @@ def returned_entry_notification(answers: list[IsoAnswer], *, now: datetime) -> s
         f"<Acct><Id><IBAN>DE89370400440532013000</IBAN></Id></Acct>{entries}</Ntfctn>"
         "</BkToCstmrDbtCdtNtfctn></Document>"
     )
+
+
+@dataclass(frozen=True)
+class StatementLine:
+    direction: str  # DBIT or CRDT
+    amount: str
+    currency: str
+    end_to_end_id: str | None
+    booked_on: str = "2026-11-19"
+    remittance: str | None = None
+
+
+def account_statement(lines: list[StatementLine], *, statement_id: str, now: datetime) -> str:
+    """A camt.053.001.08 bank-to-customer statement of Corridor's account."""
+    entries = "".join(
+        "<Ntry>"
+        f'<Amt Ccy="{line.currency}">{line.amount}</Amt>'
+        f"<CdtDbtInd>{line.direction}</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts>"
+        f"<BookgDt><Dt>{line.booked_on}</Dt></BookgDt><ValDt><Dt>{line.booked_on}</Dt></ValDt>"
+        "<BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>ICDT</Cd><SubFmlyCd>ESCT</SubFmlyCd></Fmly>"
+        "</Domn></BkTxCd><NtryDtls><TxDtls><Refs>"
+        f"<EndToEndId>{escape(line.end_to_end_id or 'NOTPROVIDED')}</EndToEndId></Refs>"
+        + (f"<RmtInf><Ustrd>{escape(line.remittance)}</Ustrd></RmtInf>" if line.remittance else "")
+        + "</TxDtls></NtryDtls></Ntry>"
+        for line in lines
+    )
+    stamp = now.strftime("%Y-%m-%dT%H:%M:%S")
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>'
+        '<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"><BkToCstmrStmt>'
+        f"<GrpHdr><MsgId>{escape(statement_id)}</MsgId><CreDtTm>{stamp}</CreDtTm></GrpHdr>"
+        f"<Stmt><Id>{escape(statement_id)}</Id><CreDtTm>{stamp}</CreDtTm>"
+        "<Acct><Id><IBAN>DE89370400440532013000</IBAN></Id></Acct>"
+        f"{entries}</Stmt></BkToCstmrStmt></Document>"
+    )
+
+
+def bai2_statement(
+    lines: list[StatementLine], *, file_id: str, now: datetime, account: str = "000123456789"
+) -> str:
+    """The same lines as a BAI2 balance-and-transaction report of Corridor's account
+    (written by the `bai2` package, control totals and record counts included): ACH
+    credits received (142) and debits (451), the end-to-end id or trace number as the
+    customer reference. One currency per account, the first line's."""
+    currency = lines[0].currency if lines else "USD"
+    details: list[models.TransactionDetail] = []
+    for line in lines:
+        code = "142" if line.direction == "CRDT" else "451"
+        details.append(
+            models.TransactionDetail(
+                type_code=constants.TypeCodes[code],
+                amount=int(Decimal(line.amount).scaleb(2)),
+                funds_type=constants.FundsType.immediate_availability,
+                bank_reference=f"BNK{len(details) + 1:06d}",
+                customer_reference=line.end_to_end_id,
+                text=line.remittance,
+            )
+        )
+    booked = datetime.fromisoformat(lines[0].booked_on if lines else now.date().isoformat())
+    header = models.Bai2FileHeader(
+        sender_id="CRDRUS30",
+        receiver_id="CORRIDOR",
+        creation_date=now.date(),
+        creation_time=now.time().replace(second=0, microsecond=0),
+        file_id=file_id,
+        physical_record_length=80,
+        block_size=0,
+    )
+    group = models.Group(
+        header=models.GroupHeader(
+            ultimate_receiver_id="CORRIDOR",
+            originator_id="CRDRUS30",
+            group_status=constants.GroupStatus.update,
+            as_of_date=booked.date(),
+            currency=currency,
+            as_of_date_modifier=constants.AsOfDateModifier.final_previous_day,
+        ),
+        children=[
+            models.Account(
+                header=models.AccountIdentifier(customer_account_number=account, currency=currency),
+                children=details,
+            )
+        ],
+    )
+    return bai2.write(models.Bai2File(header=header, children=[group])) + "\n"

@@ -7,7 +7,10 @@ each answer applied in the same transaction:
 - a return (R##, pacs.004, a camt.054 returned entry): the entry is RETURNED and its
   transfer goes through the transfers' own return path: a settled payout reverses its
   COMPLETED transfer (`returnedAt`, `returnedToAccountId`, `transfer.reversed`), one not
-  yet settled fails its leg and the money goes back;
+  yet settled fails its leg and the money goes back; a settled ACH pull (a debit the
+  payer's bank returned) reverses its COMPLETED transfer too, the pulled amount taken
+  back from the balance it was credited to (returns.reverse_pull), and one not yet
+  settled fails and credits nothing;
 - a rejection (RJCT): the entry is REJECTED and the transfer FAILED with the bank's
   reason code;
 - settled (ACSC): the leg settles now; accepted (ACCP, ACSP, ACTC, ACWC): noted;
@@ -295,7 +298,7 @@ async def _move_transfer(
     said = "returned" if kind == "RETURN" else "rejected"
     if leg.status == LegStatus.COMPLETED and transfer.status == TransferStatus.COMPLETED:
         problem = returns.returnable_problem(transfer, leg)
-        if problem is not None:  # a settled pull: the bank's debit is the operator's to chase
+        if problem is not None:
             entry.reason = f"{reason} (not applied: {problem})"[:reason_chars_max]
             return
         await engine.leg_returned(
@@ -305,3 +308,8 @@ async def _move_transfer(
         await engine.fail(
             session, transfer, legs, leg, reason=f"{said} by the bank, {reason}", now=now
         )
+    elif leg.status == LegStatus.COMPLETED:  # a settled pull whose transfer still moves on
+        entry.reason = (
+            f"{reason} (not applied: transfer {transfer.id} is {transfer.status}; "
+            "an operator settles it)"
+        )[:reason_chars_max]

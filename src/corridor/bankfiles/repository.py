@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
@@ -179,3 +179,29 @@ async def organizations_with_files(session: AsyncSession) -> list[str]:
         select(BankFileEntry.organization_id).distinct().order_by(BankFileEntry.organization_id)
     )
     return list((await session.execute(statement)).scalars())
+
+
+async def files_by_ids(session: AsyncSession, bank_file_ids: Sequence[str]) -> list[BankFile]:
+    """The files of `bank_file_ids`, in that order (those that exist)."""
+    if not bank_file_ids:
+        return []
+    found = await session.execute(select(BankFile).where(BankFile.id.in_(bank_file_ids)))
+    by_id = {file.id: file for file in found.scalars()}
+    return [by_id[file_id] for file_id in bank_file_ids if file_id in by_id]
+
+
+async def rearm_failed_uploads(
+    session: AsyncSession, *, organization_id: str, now: datetime
+) -> int:
+    """Outgoing files whose automatic upload retries ran out become due again."""
+    result = await session.execute(
+        update(BankFile)
+        .where(
+            BankFile.organization_id == organization_id,
+            BankFile.direction == "OUTGOING",
+            BankFile.status == "WRITTEN",
+            BankFile.next_upload_at.is_(None),
+        )
+        .values(next_upload_at=now, upload_attempts=0)
+    )
+    return int(result.rowcount or 0)  # type: ignore[attr-defined]

@@ -101,14 +101,13 @@ async def upload_due_files(
         due = await repository.files_to_upload(
             session, moments, organization_id=organization_id, limit=uploads_per_pass_max
         )
-        files = [await session.get(BankFile, file_id) for file_id in due]
+        files = await repository.files_by_ids(session, due)
     if not files:
         return 0
     uploaded = 0
     try:
         async with connected(settings) as sftp:
             for file in files:
-                assert file is not None
                 error = None
                 try:
                     await _put(sftp, settings, file)
@@ -120,7 +119,6 @@ async def upload_due_files(
     except (OSError, asyncssh.Error) as error:
         logger.warning("bank_connection_failed", error=repr(error))
         for file in files:
-            assert file is not None
             await _record(database, clock, shifts, file.id, error, settings, only_unsent=True)
     return uploaded
 
@@ -218,3 +216,10 @@ async def _now_of(session: AsyncSession, clock: Clock, organization_id: str) -> 
     return (await sandbox_clocks.moments(session, clock, organization_id=organization_id)).of(
         organization_id
     )
+
+
+async def rearm_failed_uploads(
+    session: AsyncSession, *, organization_id: str, now: datetime
+) -> int:
+    """Files whose automatic retries ran out are due again (an operator's retry)."""
+    return await repository.rearm_failed_uploads(session, organization_id=organization_id, now=now)

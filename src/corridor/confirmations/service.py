@@ -54,7 +54,7 @@ def open_confirmation(
         arguments_sha256=arguments_sha256(tool, arguments),
         summary=summary,
         effect=effect,
-        credential_kind=caller.kind.value,
+        credential_kind=caller.credential_kind,
         actor_id=caller.actor_id,
         agent_id=caller.agent_id,
         customer_id=caller.customer_id,

@@ -15,6 +15,7 @@ from corridor.console.pages import (
     customers,
     decisions,
     home,
+    reconciliation,
     transfers,
 )
 from corridor.console.routing import CONSOLE_PREFIX
@@ -35,6 +36,7 @@ PAGES = [
     transfers.router,
     decisions.router,
     confirmations.router,
+    reconciliation.router,
     customers.router,
     assistant.router,
     *admin.ROUTERS,

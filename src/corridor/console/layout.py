@@ -29,9 +29,11 @@ NAVIGATION: list[NavItem] = [
     NavItem("/console/reviews", "Review"),
     NavItem("/console/authorizations", "Authorization"),
     NavItem("/console/tool-confirmations", "Tool calls"),
+    NavItem("/console/reconciliation", "Reconciliation"),
     NavItem("/console/agents", "Agents", starts_group=True),
     NavItem("/console/webhooks", "Webhooks"),
     NavItem("/console/api-keys", "API keys"),
+    NavItem("/console/connected-apps", "Connected apps"),
     NavItem("/console/settings", "Settings"),
     NavItem("/console/assistant", "Assistant", starts_group=True),
 ]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
-from sqlalchemy import Select, or_, select
+from sqlalchemy import Select, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
@@ -81,3 +82,14 @@ async def document_for_upload(session: AsyncSession, document_id: str) -> Docume
     """Any organization's document, locked: the upload URL's signature is the credential."""
     statement = select(Document).where(Document.id == document_id)
     return (await session.execute(for_update(session, statement))).scalar_one_or_none()
+
+
+async def release_upload_claim(
+    session: AsyncSession, document_id: str, claimed_at: datetime
+) -> None:
+    """Drop an upload's claim on the document, if it is still the claim made at `claimed_at`."""
+    await session.execute(
+        update(Document)
+        .where(Document.id == document_id, Document.upload_started_at == claimed_at)
+        .values(upload_started_at=None)
+    )

@@ -7,7 +7,6 @@ from collections.abc import AsyncIterable, AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
@@ -256,11 +255,7 @@ def _type_mismatch(found: str | None, declared: str) -> str:
 
 async def _release_claim(database: Database, document_id: str, claimed_at: datetime) -> None:
     async with database.session() as session, session.begin():
-        await session.execute(
-            update(Document)
-            .where(Document.id == document_id, Document.upload_started_at == claimed_at)
-            .values(upload_started_at=None)
-        )
+        await repository.release_upload_claim(session, document_id, claimed_at)
 
 
 # --- Confirm, read, list, archive ---------------------------------------------------------

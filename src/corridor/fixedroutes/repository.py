@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.kit import db
+from corridor.models.customer import Customer
 from corridor.models.transfer import FixedRoute, VirtualAccount
 
 
@@ -42,3 +43,11 @@ async def virtual_accounts(
         return {}
     statement = select(VirtualAccount).where(VirtualAccount.id.in_(list(account_ids)))
     return {account.id: account for account in (await session.execute(statement)).scalars()}
+
+
+async def customer(session: AsyncSession, customer_id: str) -> Customer | None:
+    return await session.get(Customer, customer_id)
+
+
+async def virtual_account(session: AsyncSession, account_id: str) -> VirtualAccount | None:
+    return await session.get(VirtualAccount, account_id)

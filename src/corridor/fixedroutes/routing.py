@@ -20,7 +20,6 @@ from corridor.auth.scopes import UNRESTRICTED
 from corridor.fixedroutes import repository
 from corridor.kit.errors import CorridorError
 from corridor.kit.ids import new_id
-from corridor.models.customer import Customer
 from corridor.models.transfer import FixedRoute, Transfer, VirtualAccount
 from corridor.transfers import events, lifecycle
 from corridor.transfers.planning import plan as planning
@@ -102,7 +101,7 @@ async def route_deposit(
     refusal = _refusal(route, payment_rail=payment_rail, currency=currency)
     if refusal is not None:
         return _unmatched(refusal)
-    customer = await session.get(Customer, route.customer_id)
+    customer = await repository.customer(session, route.customer_id)
     assert customer is not None, route.id
     if customer.status != ACTIVE:
         return _unmatched(f"customer {customer.id} is {customer.status}")
@@ -139,7 +138,7 @@ async def route_deposit(
     await session.flush()
     events.transfer_event(session, events.CREATED, transfer=transfer, legs=legs, now=now)
     transfer.funding_needed = True
-    lifecycle.set_status(session, transfer, legs, TransferStatus.PENDING, now=now)
+    await lifecycle.set_status(session, transfer, legs, TransferStatus.PENDING, now=now)
     return RoutedDeposit(transfer=transfer, unmatched_reason=None)
 
 

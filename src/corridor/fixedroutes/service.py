@@ -18,6 +18,7 @@ from corridor.auth.callers import Caller
 from corridor.auth.scopes import Scope
 from corridor.customers import service as customers
 from corridor.fixedroutes import repository, rules
+from corridor.fixedroutes.errors import FixedRouteClosed, FixedRouteMoveRefused
 from corridor.fixedroutes.rules import FixedRouteStatus, FixedRouteType
 from corridor.fixedroutes.schemas import (
     FixedRouteCreate,
@@ -265,6 +266,10 @@ async def _new_virtual_account(
             created_at=now,
             updated_at=now,
         )
+        # A chain paid on a real node with a deposit seed: the next HD-derived address.
+        derived = await deposits.derived_address(session, account, now=now)
+        if derived is not None:
+            account.address = derived
     session.add(account)
     await session.flush()
     return account
@@ -286,7 +291,7 @@ def _event(session: AsyncSession, event_type: str, found: RouteWithAccount, *, n
 
 
 async def _account(session: AsyncSession, route: FixedRoute) -> VirtualAccount:
-    account = await session.get(VirtualAccount, route.virtual_account_id)
+    account = await repository.virtual_account(session, route.virtual_account_id)
     assert account is not None, route.id
     return account
 
@@ -371,14 +376,11 @@ async def update_route(
     _refuse_fixed_fields(data)
     current = FixedRouteStatus(route.status)
     if current == FixedRouteStatus.CLOSED:
-        raise InvalidState(f"Fixed route {route.id} is CLOSED", current_status=current.value)
+        raise FixedRouteClosed(route.id)
     fields = data.model_fields_set
     target = data.status if data.status is not None else current
     if not rules.status_move_allowed(current, target):
-        raise InvalidState(
-            f"Fixed route {route.id} is {current.value}; it cannot become {target.value}",
-            current_status=current.value,
-        )
+        raise FixedRouteMoveRefused(route.id, current.value, target.value)
     if data.destination is not None:
         route.destination_request = _merged(route.destination_request, data.destination)
     if _FEE_FIELDS & fields:

@@ -19,14 +19,23 @@ from pydantic import Field, StrictInt, StrictStr
 
 from corridor.customers.onboarding import terms_of_service_version
 from corridor.customers.schemas.customer import tax_identification_number_last4
-from corridor.documents.endpoints import Storage
 from corridor.documents.schemas import DocumentRead
 from corridor.documents.service import Rejected
+from corridor.documents.storage import DocumentStorage
 from corridor.hosted import rules, service
 from corridor.hosted.errors import LinkExpired, LinkInvalid
 from corridor.kit.errors import CorridorError, CsrfTokenInvalid, NotFound
 from corridor.kit.schemas import RequestModel, ResponseModel
 from corridor.web.context import Public, PublicContext
+
+
+def _document_storage(request: Request) -> DocumentStorage:
+    """Where documents' bytes are kept (the app's, as the documents API reads it)."""
+    storage: DocumentStorage = request.app.state.document_storage
+    return storage
+
+
+Storage = Annotated[DocumentStorage, Depends(_document_storage)]
 
 router = APIRouter(include_in_schema=False)
 

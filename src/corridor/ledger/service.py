@@ -242,6 +242,13 @@ async def _locked_account(
     return found[0]
 
 
+async def available_balance(session: AsyncSession, *, organization_id: str, account_id: str) -> int:
+    """What the account has available (posted less held), read under its lock: an entry
+    in the same transaction can take up to this much."""
+    account = await _locked_account(session, organization_id=organization_id, account_id=account_id)
+    return account.posted_balance - account.pending_debits
+
+
 def _assert_held(account: LedgerAccount, amount: int) -> None:
     if type(amount) is not int or not 0 < amount <= account.pending_debits:
         raise rules.InvalidEntry(

@@ -1,9 +1,12 @@
 """MCP over Streamable HTTP at /mcp, mounted in the API's app with the API's credentials.
 
 Every HTTP request to /mcp is authenticated like a REST call (`Authorization: Bearer`,
-or `X-API-Key` in sandbox; `X-Corridor-On-Behalf-Of` binds to a customer): no valid
-credential, 401 in the API's error shape before any MCP message is read. Cookies are
-not accepted here, so a browser page cannot drive tools with a console user's cookie.
+or `X-API-Key` in sandbox; `X-Corridor-On-Behalf-Of` binds to a customer), or by an OAuth
+access token bound to this endpoint (oauth/): no valid credential, 401 in the API's error
+shape, with a `WWW-Authenticate` challenge naming the protected resource metadata
+(metadata.py), before any MCP message is read. A tool the OAuth grant lacks the scope for
+is 403 `insufficient_scope` naming it (step-up). Cookies are not accepted here, so a
+browser page cannot drive tools with a console user's cookie.
 
 Sessions are rows (sessions.py), not SDK state: the SDK's transport runs stateless, an
 `initialize` opens a session whose id goes back in `Mcp-Session-Id`, and a request that
@@ -15,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mcp.server.context import ServerRequestContext
@@ -26,6 +29,7 @@ from starlette.types import Message, Receive, Scope, Send
 from corridor.auth import service as auth
 from corridor.auth import signatures
 from corridor.auth.callers import Caller
+from corridor.auth.scopes import AGENT_KEY_SCOPES
 from corridor.kit.errors import (
     CorridorError,
     PayloadTooLarge,
@@ -34,10 +38,13 @@ from corridor.kit.errors import (
     render_error,
 )
 from corridor.kit.ids import looks_like_id
-from corridor.mcp import sessions
+from corridor.mcp import metadata, sessions
 from corridor.mcp.errors import McpMethodNotAllowed
 from corridor.mcp.server import build_server
-from corridor.tools.registry import ToolEnvironment
+from corridor.oauth import rules as oauth_rules
+from corridor.oauth import service as oauth
+from corridor.oauth.errors import InsufficientScope, InvalidToken
+from corridor.tools.registry import TOOLS_BY_NAME, ToolEnvironment
 from corridor.web.replay import replayed
 
 ON_BEHALF_OF_HEADER = "x-corridor-on-behalf-of"
@@ -77,9 +84,15 @@ async def _authenticated(
     credential = _credential(request, sandbox=settings.is_sandbox)
     now = environment.clock.now()
     async with environment.database.session(write=False) as session:
-        caller = await auth.authenticate(
-            session, credential=credential, key_environment=settings.key_environment, now=now
-        )
+        if credential.startswith(oauth_rules.ACCESS_TOKEN_PREFIX):
+            resource = oauth_rules.mcp_resource(metadata.base_url(settings, request))
+            caller = await oauth.authenticate_access_token(
+                session, token=credential, resource=resource, now=now
+            )
+        else:
+            caller = await auth.authenticate(
+                session, credential=credential, key_environment=settings.key_environment, now=now
+            )
         if caller.agent_id is not None:
             # An agent with signing keys signs its MCP requests too (RFC 9421).
             signed = signatures.SignedRequest(
@@ -155,7 +168,7 @@ class MCPEndpoint:
         try:
             body, who = await self._admit(request, receive)
         except CorridorError as error:
-            await _send_error(send, error)
+            await _send_error(send, self._challenged(request, error))
             return
         if body is None:  # DELETE: the session ended
             await send({"type": "http.response.start", "status": 204, "headers": []})
@@ -176,6 +189,8 @@ class MCPEndpoint:
         session_id = request.headers.get(SESSION_HEADER)
         body = await _body(receive) if request.method == "POST" else b""
         who = await _authenticated(request, environment, session_id=session_id, body=body)
+        if who.caller.oauth_grant:
+            _check_scope_of_call(who.caller, environment, body)
         now = environment.clock.now()
         if request.method == "GET":
             raise McpMethodNotAllowed()
@@ -194,6 +209,47 @@ class MCPEndpoint:
         if who.renew and who.session_id is not None:
             await sessions.renew(environment.database, session_id=who.session_id, now=now)
         return body, who
+
+    def _challenged(self, request: Request, error: CorridorError) -> CorridorError:
+        """A 401 names the protected resource metadata, so a client can find the
+        authorization server (RFC 9728 section 5.1); a 403 for a missing scope names it."""
+        base = metadata.base_url(self.environment.settings, request)
+        if isinstance(error, InvalidToken):
+            value = metadata.challenge(base, error="invalid_token", description=error.description)
+        elif isinstance(error, InsufficientScope):
+            value = metadata.challenge(base, error="insufficient_scope", scope=error.scope)
+        elif error.status == 401:
+            value = metadata.challenge(base)
+        else:
+            return error
+        error.headers = {**(error.headers or {}), "WWW-Authenticate": value}
+        return error
+
+
+def _check_scope_of_call(caller: Caller, environment: ToolEnvironment, body: bytes) -> None:
+    """An OAuth grant calling a tool it would be offered with one more scope: 403
+    insufficient_scope naming that scope, so the client can ask its owner (step-up)."""
+    if b"tools/call" not in body:
+        return
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return
+    if not isinstance(message, dict) or message.get("method") != "tools/call":
+        return
+    params = message.get("params")
+    name = params.get("name") if isinstance(params, dict) else None
+    if not isinstance(name, str):
+        return
+    tool = TOOLS_BY_NAME.get(name)
+    settings = environment.settings
+    if tool is None or tool.available_to(caller, settings):
+        return
+    if caller.agent_id is not None and tool.scope not in AGENT_KEY_SCOPES:
+        return  # no consent could give an agent's grant this scope
+    widened = replace(caller, scopes=caller.scopes | {tool.scope.value})
+    if tool.available_to(widened, settings):
+        raise InsufficientScope(tool.scope.value, tool.name)
 
 
 async def _body(receive: Receive) -> bytes:

@@ -293,8 +293,8 @@ class Agent(Base):
 
     Limits are minor units of `currency` (each nullable: no limit). `destination_allowlist`
     is a list of `{"type": counterparty|external_account|external_wallet, "id": …}`.
-    status: ACTIVE | PAUSED | REVOKED (irreversible). Submits lock this row
-    (`lock_rows`) so that parallel submits cannot overspend a window together.
+    status: ACTIVE | PAUSED | REVOKED (irreversible). What it spent is kept in its
+    `AgentSpendWindow` counters, which its submits add to guarded by its limits.
     """
 
     __tablename__ = "agents"
@@ -318,3 +318,25 @@ class Agent(Base):
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
     revoked_at: Mapped[datetime | None]
+
+
+class AgentSpendWindow(Base):
+    """What an agent has spent in one UTC calendar day or month, in one currency: the
+    counter a submit of the agent's transfer adds to in its own write (guarded by the
+    agent's limit when the agent itself submits), and a transfer that stops counting
+    (cancelled, failed, reversed) takes back off (transfers/spending.py). Reading what an
+    agent spent is two rows by id, never a sum over its transfers.
+
+    The id names the window: `<agent id> <currency> <DAY|MONTH> <YYYY-MM-DD>` (the first
+    day of a month window), so a submit finds or makes its rows without a lookup.
+    """
+
+    __tablename__ = "agent_spend_windows"
+
+    id: Mapped[str] = mapped_column(String(80), primary_key=True)
+    agent_id: Mapped[str] = mapped_column(ForeignKey("agents.id"), index=True)
+    currency: Mapped[str] = mapped_column(String(10))
+    period: Mapped[str] = mapped_column(String(5))  # DAY | MONTH
+    starts_at: Mapped[datetime]
+    spent: Mapped[int] = mapped_column(BigInteger)
+    updated_at: Mapped[datetime]

@@ -14,7 +14,7 @@ from corridor.auth.callers import Caller
 from corridor.auth.scopes import UNRESTRICTED, Scope
 from corridor.auth.secrets import random_token
 from corridor.kit.db import get_visible
-from corridor.kit.errors import Conflict, NotFound
+from corridor.kit.errors import NotFound
 from corridor.kit.ids import new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.access import ApiKey, ConsoleUser
@@ -23,6 +23,7 @@ from corridor.models.organization import Organization
 from corridor.organizations import configuration as rules
 from corridor.organizations import repository
 from corridor.organizations.configuration import Configuration
+from corridor.organizations.errors import OrganizationsTooDeep
 from corridor.organizations.schemas import ConfigurationRead, OrganizationRead
 
 READ_SCOPE = Scope.ORGANIZATIONS_READ
@@ -221,9 +222,7 @@ async def create_child_organization(
     caller.require_unrestricted("create organizations")
     parent_id = caller.organization_id
     if await repository.depth_of(session, parent_id) >= repository.organization_depth_max:
-        raise Conflict(
-            f"Organizations nest at most {repository.organization_depth_max} levels deep"
-        )
+        raise OrganizationsTooDeep(repository.organization_depth_max)
     child = await create_organization(session, name=name, kind=kind, parent_id=parent_id, now=now)
     emit(
         session,

@@ -168,7 +168,9 @@ class QuoteLocks:
             raise QuoteUsed(quote)
         return None
 
-    async def submitted(self, session: AsyncSession, *, transfer: Transfer, now: datetime) -> None:
+    async def submitted(
+        self, session: AsyncSession, *, caller: Caller, transfer: Transfer, now: datetime
+    ) -> None:
         """The submit went through: the quote is spent on this transfer."""
         quote = await _held_quote(session, transfer)
         if quote is None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from decimal import Decimal
 from fractions import Fraction
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.kit import fx
 from corridor.kit.money import currency, peg_of
 from corridor.models.transfer import Quote, Transfer
+from corridor.quotes import repository
 
 
 def stored_rate(lock: fx.Lock, *, source_currency: str, destination_currency: str) -> str:
@@ -35,11 +35,7 @@ async def lock_of(session: AsyncSession, transfer: Transfer) -> fx.Lock | None:
     """The rate the transfer's quote locked, whatever the quote's state (callers check it)."""
     if transfer.quote_id is None:
         return None
-    quote = (
-        await session.execute(
-            select(Quote).where(
-                Quote.organization_id == transfer.organization_id, Quote.id == transfer.quote_id
-            )
-        )
-    ).scalar_one_or_none()
+    quote = await repository.quote_of_organization(
+        session, transfer.organization_id, transfer.quote_id
+    )
     return lock_from(quote) if quote is not None and quote.locked_rate is not None else None

@@ -21,14 +21,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import select
-
 from corridor.kit.db import current_unit_of_work
-from corridor.models.bank_file import BankFile, BankFileEntry
-from corridor.models.customer import Customer
-from corridor.models.party import Counterparty, ExternalAccount
+from corridor.models.bank_file import BankFileEntry
 from corridor.models.transfer import Transfer
-from corridor.rails import nacha
+from corridor.rails import nacha, repository
 from corridor.rails.base import (
     PaymentInstruction,
     RailName,
@@ -76,22 +72,11 @@ def _local_date(moment: datetime, timezone: str | None) -> str:
 async def _party_type(transfer: Transfer, direction: str) -> tuple[str | None, str | None]:
     """The receiver's kind (INDIVIDUAL or BUSINESS) and account type, for the SEC and
     transaction codes of an ACH entry."""
-    session = current_unit_of_work()
     side = transfer.source if direction == "DEBIT" else transfer.destination
     account_id = side.get("externalAccountId")
     if not account_id:
         return None, None
-    account = await session.get(ExternalAccount, account_id)
-    if account is None:
-        return None, None
-    kind: str | None = None
-    if account.customer_id:
-        customer = await session.get(Customer, account.customer_id)
-        kind = customer.type if customer else None
-    elif account.counterparty_id:
-        counterparty = await session.get(Counterparty, account.counterparty_id)
-        kind = counterparty.beneficiary_type if counterparty else None
-    return kind, account.account_type
+    return await repository.receiver_of(current_unit_of_work(), account_id)
 
 
 class FileRailAdapter:
@@ -107,11 +92,7 @@ class FileRailAdapter:
         return self.inner.schedule(at=at)
 
     async def submit(self, instruction: PaymentInstruction, *, now: datetime) -> Submission:
-        session = current_unit_of_work()
-        found = await session.execute(
-            select(BankFileEntry).where(BankFileEntry.leg_id == instruction.leg_id)
-        )
-        entry = found.scalar_one_or_none()
+        entry = await repository.entry_of_leg(current_unit_of_work(), instruction.leg_id)
         if entry is None:  # a step retried after a crash finds the entry it queued
             entry = await self._queue(instruction, now=now)
         return self._submission(entry, instruction, now=now)
@@ -120,7 +101,7 @@ class FileRailAdapter:
         session = current_unit_of_work()
         schedule = self.inner.schedule(at=now)
         assert schedule.next_cutoff_at is not None, "a file rail runs in cutoff windows"
-        transfer = await session.get(Transfer, instruction.transfer_id)
+        transfer = await repository.transfer(session, instruction.transfer_id)
         assert transfer is not None
         kind, account_type = await _party_type(transfer, instruction.direction)
         details = self._details(instruction, kind=kind, account_type=account_type)
@@ -196,7 +177,7 @@ class FileRailAdapter:
 
     async def status(self, submission: Submission, *, now: datetime) -> RailStatus:
         session = current_unit_of_work()
-        entry = await session.get(BankFileEntry, int(submission.references["bankFileEntryId"]))
+        entry = await repository.entry(session, int(submission.references["bankFileEntryId"]))
         assert entry is not None, submission.rail_reference
         if entry.status == EntryStatus.SETTLED:
             return RailStatus.SETTLED
@@ -214,5 +195,4 @@ class FileRailAdapter:
 
 
 async def _uploaded(bank_file_id: str) -> bool:
-    file = await current_unit_of_work().get(BankFile, bank_file_id)
-    return file is not None and file.uploaded_at is not None
+    return await repository.file_uploaded(current_unit_of_work(), bank_file_id)

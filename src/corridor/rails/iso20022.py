@@ -372,3 +372,83 @@ def read_answers(xml: str) -> list[IsoAnswer]:
     if kind == "pacs.004":
         return _return_answers(body)
     return _notification_answers(body)
+
+
+# --- Statements (camt.053) ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StatementEntry:
+    direction: str  # CREDIT (money in) or DEBIT (money out)
+    amount: str  # a decimal string, as the statement writes it
+    currency: str
+    booked_on: str | None
+    reference: str | None  # end-to-end id or UETR
+    description: str | None
+
+
+@dataclass(frozen=True)
+class Statement:
+    statement_id: str | None
+    account: str | None
+    entries: tuple[StatementEntry, ...]
+
+
+def _amount_of(element: ElementTree.Element, *paths: str) -> tuple[str, str] | None:
+    for path in paths:
+        found = _find(element, path)
+        if found is not None and found.text:
+            return found.text.strip(), found.get("Ccy", "")
+    return None
+
+
+def _usable(reference: str | None) -> str | None:
+    return None if not reference or reference.upper() == "NOTPROVIDED" else reference
+
+
+def _statement_entries(entry: ElementTree.Element) -> list[StatementEntry]:
+    """One line per transaction of an entry (a batch booking lists several)."""
+    direction = "CREDIT" if _text(entry, "CdtDbtInd") == "CRDT" else "DEBIT"
+    booked = _text(entry, "BookgDt/Dt") or (_text(entry, "BookgDt/DtTm") or "")[:10] or None
+    total = _amount_of(entry, "Amt")
+    details = _all(entry, "TxDtls")
+    lines = []
+    for detail in details or [entry]:
+        amount = _amount_of(detail, "Amt", "AmtDtls/TxAmt/Amt") if details else None
+        amount = amount if amount is not None and len(details) > 1 else total
+        if amount is None:
+            continue
+        reference = _usable(_text(detail, "Refs/EndToEndId")) or _usable(_text(detail, "Refs/UETR"))
+        lines.append(
+            StatementEntry(
+                direction=direction,
+                amount=amount[0],
+                currency=amount[1],
+                booked_on=booked,
+                reference=reference,
+                description=_text(detail, "RmtInf/Ustrd") or _text(entry, "AddtlNtryInf"),
+            )
+        )
+    return lines
+
+
+def read_statement(xml: str) -> Statement:
+    """A camt.053 bank-to-customer statement (any version), line by line."""
+    root = _root(xml)
+    body = next(iter(root), None)
+    if body is None or _local(body.tag) != "BkToCstmrStmt":
+        raise IsoMessageError("not a camt.053 statement (BkToCstmrStmt)")
+    statement = _find(body, "Stmt")
+    if statement is None:
+        raise IsoMessageError("camt.053 without a statement (Stmt)")
+    entries = [
+        line
+        for child in statement
+        if _local(child.tag) == "Ntry"
+        for line in _statement_entries(child)
+    ]
+    return Statement(
+        statement_id=_text(statement, "Id"),
+        account=_text(statement, "Acct/Id/IBAN") or _text(statement, "Acct/Id/Othr/Id"),
+        entries=tuple(entries),
+    )

@@ -133,7 +133,7 @@ async def submit(
     configuration = await planning.configuration_of(session, transfer.organization_id)
     session.add(mark_submitted(caller, transfer, legs, configuration, now=now))
     for guard in plugins.submit_guards:
-        await guard.submitted(session, transfer=transfer, now=now)
+        await guard.submitted(session, caller=caller, transfer=transfer, now=now)
     schedule_next_step(transfer, now=now)
     if kind == SourceKind.BALANCE:
         # The hold comes last: everything else is written first, so the source account's
@@ -182,13 +182,15 @@ async def _replanned_customer(
     now: datetime,
 ) -> Customer:
     """Plan the draft again from what it stores; it must come out as written."""
-    customer = await planning.active_customer(session, caller, transfer.customer_id)
+    wanted = planning.wanted_customer(caller, transfer.customer_id)
     counterparty_id = (
         transfer.counterparty_id if transfer.destination_request.get("toAddress") else None
     )
+    rows = await planning.load_for(session, caller, transfer, counterparty_id)
+    customer = planning.loaded_customer(rows, wanted)
     lock = await plugins.rate_locks.lock_of(session, transfer=transfer)
-    fresh = await planning.replan(
-        session, caller, customer, transfer, counterparty_id, lock=lock, now=now
+    fresh = planning.replan_from(
+        rows, caller, customer, transfer, counterparty_id, lock=lock, now=now
     )
     if _signature(fresh) != _signature(legs):
         raise TransferStateRefused(
@@ -238,7 +240,7 @@ async def stop_before_payout(
         )
     lifecycle.cancel_open_legs(legs, now=now)
     transfer.next_step_at = None
-    lifecycle.set_status(session, transfer, legs, target, now=now)
+    await lifecycle.set_status(session, transfer, legs, target, now=now)
     refunds.announce_refund(session, transfer=transfer, legs=legs, now=now)
 
 
@@ -326,7 +328,7 @@ async def review_transfer(
         transfer.system_remark = f"Rejected in review{': ' + reason if reason else ''}"
         await stop_before_payout(session, transfer=transfer, legs=legs, target=target, now=now)
         return TransferWithLegs(transfer, legs)
-    lifecycle.set_status(session, transfer, legs, target, now=now)
+    await lifecycle.set_status(session, transfer, legs, target, now=now)
     schedule_next_step(transfer, now=now)
     return TransferWithLegs(transfer, legs)
 
@@ -364,6 +366,6 @@ async def authorize_transfer(
         await stop_before_payout(session, transfer=transfer, legs=legs, target=target, now=now)
         return TransferWithLegs(transfer, legs)
     target = states.approved_status(funds_received=_funds_received(transfer))
-    lifecycle.set_status(session, transfer, legs, target, now=now)
+    await lifecycle.set_status(session, transfer, legs, target, now=now)
     schedule_next_step(transfer, now=now)
     return TransferWithLegs(transfer, legs)

@@ -100,9 +100,10 @@ async def set_leg_status(
 ) -> Response:
     """Force the current leg: COMPLETED (its money moves, the engine continues) or FAILED
     (the transfer fails and its money goes back, or a REFUND_* transfer sends it back).
-    RETURNED, on a payout leg (PAYOUT_FIAT, WITHDRAW_CRYPTO) only: a COMPLETED transfer
-    becomes REVERSED with the payout credited to `returnedToAccountId` at `returnedAt`;
-    a payout not yet settled fails as with FAILED. Any other leg: 409 `invalid_state`."""
+    RETURNED, on a payout leg (PAYOUT_FIAT, WITHDRAW_CRYPTO) or a pull (DEPOSIT_FIAT)
+    only: a COMPLETED transfer becomes REVERSED at `returnedAt`, a payout credited to
+    `returnedToAccountId`, a pull's amount taken back from the balance it reached; one
+    not yet settled fails as with FAILED. Any other leg: 409 `invalid_state`."""
     found = await sandbox.set_leg_status(
         context.session,
         caller=context.caller,

@@ -6,8 +6,8 @@ from datetime import datetime, timedelta
 from enum import Enum
 from typing import Annotated
 
+import orjson
 from fastapi import APIRouter, Depends, Query, Request, Response
-from pydantic import BaseModel
 
 from corridor.documents.schemas import DocumentRead
 from corridor.kit.clock import as_utc
@@ -28,7 +28,7 @@ from corridor.transfers.schemas.requests import (
     TransferUpdate,
     client_reference_chars_max,
 )
-from corridor.transfers.schemas.transfer import TransferRead
+from corridor.transfers.schemas.transfer import TransferRead, transfer_json
 from corridor.web.context import Context, Reading
 from corridor.web.openapi import ERROR_RESPONSES
 from corridor.web.pagination import page_request
@@ -37,16 +37,6 @@ router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 TAGS: list[str | Enum] = ["Transfers"]
 AgentApprovalStatus = Annotated[str, Query(pattern="^(PENDING|APPROVED|DECLINED)$")]
 Pages = Annotated[PageRequest, Depends(page_request)]
-
-
-def json_response(model: BaseModel, *, status: int = 200) -> Response:
-    return Response(
-        model.model_dump_json(by_alias=True), status_code=status, media_type="application/json"
-    )
-
-
-def read(found: TransferWithLegs) -> TransferRead:
-    return TransferRead.of(found.transfer, found.legs)
 
 
 async def transfer_plugins(request: Request) -> TransferPlugins:
@@ -65,11 +55,23 @@ async def answer_submit(
     draft is committed all the same)."""
     if isinstance(outcome, Parked):
         return await context.refuse(outcome.refusal)
-    return await context.respond(read(outcome), status=status)
+    return await context.respond_json(transfer_body(outcome), status=status)
+
+
+def transfer_body(found: TransferWithLegs, counterparty: dict | None = None) -> bytes:
+    """The transfer as the API shows it (TransferRead, schemas/transfer.py's `transfer_json`
+    builds it straight as JSON: the same bytes, without a model in between)."""
+    return orjson.dumps(transfer_json(found.transfer, found.legs, counterparty=counterparty))
 
 
 def transfer_list(page: Page[TransferWithLegs]) -> Response:
-    return json_response(ListResponse[TransferRead].of(page, read))
+    """ListResponse[TransferRead], built straight as JSON."""
+    body = {
+        "data": [transfer_json(found.transfer, found.legs) for found in page.items],
+        "nextCursor": page.next_cursor,
+        "hasMore": page.has_more,
+    }
+    return Response(orjson.dumps(body), media_type="application/json")
 
 
 def _moment(value: datetime | None, field: str) -> datetime | None:
@@ -185,10 +187,7 @@ async def get_transfer(
         transfer_id=transfer_id,
         expand=[part.strip() for part in (expand or "").split(",") if part.strip()],
     )
-    found = view.found
-    return json_response(
-        TransferRead.of(found.transfer, found.legs, counterparty=view.counterparty)
-    )
+    return Response(transfer_body(view.found, view.counterparty), media_type="application/json")
 
 
 @router.patch(
@@ -209,7 +208,7 @@ async def update_transfer(
         plugins=plugins,
         now=context.now(),
     )
-    return await context.respond(read(found))
+    return await context.respond_json(transfer_body(found))
 
 
 @router.post(
@@ -254,7 +253,7 @@ async def cancel_transfer(
         reason=body.reason if body else None,
         now=context.now(),
     )
-    return await context.respond(read(found))
+    return await context.respond_json(transfer_body(found))
 
 
 @router.post(
@@ -273,7 +272,7 @@ async def fund_transfer(transfer_id: str, body: TransferFund, context: Context) 
         account_id=body.account_id,
         now=context.now(),
     )
-    return await context.respond(read(found))
+    return await context.respond_json(transfer_body(found))
 
 
 @router.get(
@@ -309,7 +308,7 @@ async def review_transfer(transfer_id: str, body: TransferDecision, context: Con
         reason=body.reason,
         now=context.now(),
     )
-    return await context.respond(read(found))
+    return await context.respond_json(transfer_body(found))
 
 
 @router.post(
@@ -331,7 +330,7 @@ async def authorize_transfer(
         reason=body.reason,
         now=context.now(),
     )
-    return await context.respond(read(found))
+    return await context.respond_json(transfer_body(found))
 
 
 @router.get(

@@ -10,11 +10,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.kit.db import get_visible
+from corridor.kit.errors import NotFound
+from corridor.kit.ids import looks_like_id
 from corridor.models.event import Event
 from corridor.models.transfer import Transfer, TransferLeg
-from corridor.transfers import events, repository
+from corridor.rails.base import RailName
+from corridor.transfers import events, repository, spending
 from corridor.transfers.errors import TransferStateRefused
-from corridor.transfers.rules import states
+from corridor.transfers.rules import states, swift_routing
 from corridor.transfers.rules.states import LegStatus, TransferStatus
 
 
@@ -41,6 +44,18 @@ async def load(
         session, caller=caller, transfer_id=transfer_id, for_update=for_update
     )
     return TransferWithLegs(transfer, await repository.legs_of(session, transfer.id))
+
+
+async def read(session: AsyncSession, *, caller: Caller, transfer_id: str) -> TransferWithLegs:
+    """The transfer and its legs, if this caller may see it (404 as `get_transfer`), in one
+    statement: a read that changes nothing."""
+    caller.require_customer_binding()
+    if not looks_like_id(transfer_id, Transfer.id_prefix):
+        raise NotFound(Transfer.resource_name, transfer_id)
+    found = await repository.visible_with_legs(session, caller, transfer_id)
+    if found is None:
+        raise NotFound(Transfer.resource_name, transfer_id)
+    return TransferWithLegs(*found)
 
 
 def require_status(transfer: Transfer, allowed: set[TransferStatus], action: str) -> None:
@@ -75,13 +90,23 @@ def move(
         transfer.next_step_at = None
         transfer.funding_needed = False
         transfer.deposit_instructions = None
+    _route_follows(transfer, swift_routing.outcome_of_transfer(target), now=now)
     refresh_leg_index(transfer, legs)
     return events.transfer_event_row(
         events.status_event(target), transfer=transfer, legs=legs, now=now, make=make_event
     )
 
 
-def set_status(
+def _route_follows(
+    transfer: Transfer, outcome: swift_routing.StepStatus | None, *, now: datetime
+) -> None:
+    """metadata.swiftRouting's steps move with the payment (rules/swift_routing.py)."""
+    moved = swift_routing.metadata_after(transfer.metadata_, outcome, now=now)
+    if moved is not None:
+        transfer.metadata_ = moved
+
+
+async def set_status(
     session: AsyncSession,
     transfer: Transfer,
     legs: list[TransferLeg],
@@ -89,8 +114,18 @@ def set_status(
     *,
     now: datetime,
 ) -> None:
-    """Move the transfer (the state machine must allow it) and emit transfer.<status>."""
+    """Move the transfer (the state machine must allow it) and emit transfer.<status>. A
+    submitted agent transfer that stops counting toward its agent's spend (cancelled,
+    failed, reversed) takes its amount back off the agent's windows in the same write."""
+    counted = spending.counts(transfer.status)
     session.add(move(transfer, legs, target, now=now))
+    if (
+        counted
+        and not spending.counts(transfer.status)
+        and transfer.agent_id is not None
+        and transfer.submitted_at is not None
+    ):
+        await spending.take_back(session, transfer=transfer, now=now)
 
 
 def set_leg_status(
@@ -114,6 +149,8 @@ def set_leg_status(
     if reason is not None:
         leg.failure_reason = reason[:500]
     transfer.updated_at = now
+    if leg.output_rail == RailName.SWIFT:
+        _route_follows(transfer, swift_routing.outcome_of_leg(target), now=now)
     refresh_leg_index(transfer, legs)
     events.transfer_event(
         session, events.LEG_UPDATED, transfer=transfer, legs=legs, now=now, leg=leg

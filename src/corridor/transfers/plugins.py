@@ -51,7 +51,9 @@ class SubmitGuard(Protocol):
         HoldForApproval to park the draft, or None to let it go on."""
         ...
 
-    async def submitted(self, session: AsyncSession, *, transfer: Transfer, now: datetime) -> None:
+    async def submitted(
+        self, session: AsyncSession, *, caller: Caller, transfer: Transfer, now: datetime
+    ) -> None:
         """The submit went through (same transaction): record what it used."""
         ...
 

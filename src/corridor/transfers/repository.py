@@ -4,22 +4,38 @@ may see; the engine's claim of due work."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Select, delete, func, or_, select
+from sqlalchemy import Select, delete, func, or_, select, true, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased, outerjoin
 
+from corridor.accounts.repository import visible_accounts
 from corridor.auth.callers import Caller
+from corridor.customers.repository import visible_customers
 from corridor.kit import db
 from corridor.kit.clock import Moments
 from corridor.kit.db import get_kept
+from corridor.kit.ids import looks_like_id
 from corridor.ledger.rules import CUSTOMER_BALANCE
 from corridor.models.customer import Customer
+from corridor.models.evm import EvmDepositAddress, EvmDepositLog, EvmScanCursor
 from corridor.models.ledger import LedgerAccount
 from corridor.models.organization import Organization
-from corridor.models.transfer import Deposit, FixedRoute, Transfer, TransferLeg, VirtualAccount
+from corridor.models.party import Counterparty, ExternalAccount, ExternalWallet
+from corridor.models.transfer import (
+    AgentSpendWindow,
+    Deposit,
+    FixedRoute,
+    Transfer,
+    TransferLeg,
+    VirtualAccount,
+)
 from corridor.organizations.repository import organizations_in_scope
+from corridor.parties.repository import visible_counterparties, visible_parties
 
 # --- Transfers ----------------------------------------------------------------------------
 
@@ -172,6 +188,25 @@ async def legs_of(session: AsyncSession, transfer_id: str) -> list[TransferLeg]:
     return list((await session.execute(statement)).scalars())
 
 
+async def visible_with_legs(
+    session: AsyncSession, caller: Caller, transfer_id: str
+) -> tuple[Transfer, list[TransferLeg]] | None:
+    """The transfer, if the caller may see it, and its legs in order, in one statement
+    (the transfer outer joined to its legs; None: not visible)."""
+    statement = (
+        visible_transfers(caller)
+        .add_columns(TransferLeg)
+        .outerjoin(TransferLeg, TransferLeg.transfer_id == Transfer.id)
+        .where(Transfer.id == transfer_id)
+        .order_by(TransferLeg.sequence)
+        .execution_options(populate_existing=True)
+    )
+    found = (await session.execute(statement)).all()
+    if not found:
+        return None
+    return found[0][0], [leg for _, leg in found if leg is not None]
+
+
 async def legs_of_many(
     session: AsyncSession, transfer_ids: Sequence[str]
 ) -> dict[str, list[TransferLeg]]:
@@ -288,3 +323,214 @@ def unmatched_deposits(*, organization_id: str, customer_id: str) -> Select[Depo
         Deposit.customer_id == customer_id,
         Deposit.status == "UNMATCHED",
     )
+
+
+# --- The rows a plan reads, in one statement ----------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PlanNames:
+    """The rows a transfer's source and destination name (ids as sent; one that cannot be
+    an id of its kind is not looked up, and reads as not found)."""
+
+    customer_id: str
+    balance_accounts: tuple[str, ...] = ()
+    external_accounts: tuple[str, ...] = ()
+    wallets: tuple[str, ...] = ()
+    # A counterpartyId sent with a bare address (deleted ones are not found).
+    counterparty_id: str | None = None
+    # The destination's external account or wallet, whose counterparty (deleted ones
+    # included) is read with it.
+    destination_party: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlanRows:
+    """What `plan_rows` found, each as its domain's `visible_…(caller)` statement shows it
+    to the caller (absent: not visible, or no such row)."""
+
+    organization: Organization
+    customer: Customer | None
+    balance_accounts: dict[str, LedgerAccount]
+    external_accounts: dict[str, ExternalAccount]
+    wallets: dict[str, ExternalWallet]
+    counterparty: Counterparty | None
+    destination_owner: Counterparty | None
+
+
+def _one(visible: Select[Any], model: Any, identifier: str) -> Any:
+    return aliased(model, visible.where(model.id == identifier).subquery())
+
+
+async def plan_rows(session: AsyncSession, caller: Caller, names: PlanNames) -> PlanRows:
+    """The caller's organization and every row the names point at, in one statement: each
+    row is its repository's visible statement for this caller, narrowed to one id, outer
+    joined to the organization's row (so the statement answers exactly one row)."""
+    roles: list[tuple[str, str, Any]] = []  # (kind, id, alias)
+
+    def want(kind: str, identifier: str | None, model: Any, visible: Select[Any]) -> Any:
+        if identifier is None or not looks_like_id(identifier, model.id_prefix):
+            return None
+        alias = _one(visible, model, identifier)
+        roles.append((kind, identifier, alias))
+        return alias
+
+    want("customer", names.customer_id, Customer, visible_customers(caller))
+    for account_id in names.balance_accounts:
+        want("account", account_id, LedgerAccount, visible_accounts(caller))
+    parties: dict[str, Any] = {}
+    for party_id in names.external_accounts:
+        parties[party_id] = want(
+            "external", party_id, ExternalAccount, visible_parties(caller, ExternalAccount)
+        )
+    for party_id in names.wallets:
+        parties[party_id] = want(
+            "wallet", party_id, ExternalWallet, visible_parties(caller, ExternalWallet)
+        )
+    want("counterparty", names.counterparty_id, Counterparty, visible_counterparties(caller))
+    owner: Any = None
+    destination: Any = parties.get(names.destination_party) if names.destination_party else None
+    if destination is not None:
+        owner = aliased(
+            Counterparty, visible_counterparties(caller, include_deleted=True).subquery()
+        )
+    statement = select(Organization, *(alias for _, _, alias in roles))
+    if owner is not None:
+        statement = statement.add_columns(owner)
+    joined: Any = Organization
+    for _, _, alias in roles:
+        joined = outerjoin(joined, alias, true())
+    if owner is not None:
+        joined = outerjoin(joined, owner, owner.id == destination.counterparty_id)
+    statement = statement.select_from(joined).where(Organization.id == caller.organization_id)
+    row = (await session.execute(statement)).one()
+    found = PlanRows(
+        organization=row[0],
+        customer=None,
+        balance_accounts={},
+        external_accounts={},
+        wallets={},
+        counterparty=None,
+        destination_owner=row[-1] if owner is not None else None,
+    )
+    customer = counterparty = None
+    for (kind, identifier, _), value in zip(roles, row[1:], strict=False):
+        if value is None:
+            continue
+        if kind == "customer":
+            customer = value
+        elif kind == "account":
+            found.balance_accounts[identifier] = value
+        elif kind == "external":
+            found.external_accounts[identifier] = value
+        elif kind == "wallet":
+            found.wallets[identifier] = value
+        else:
+            counterparty = value
+    return replace(found, customer=customer, counterparty=counterparty)
+
+
+# --- Agent spend windows (transfers/spending.py) ----------------------------------------
+
+
+async def spend_windows(session: AsyncSession, window_ids: Sequence[str]) -> dict[str, int]:
+    """What each of the windows holds (those with a row)."""
+    statement = select(AgentSpendWindow.id, AgentSpendWindow.spent).where(
+        AgentSpendWindow.id.in_(list(window_ids))
+    )
+    return {row[0]: row[1] for row in await session.execute(statement)}
+
+
+async def add_to_spend_window(
+    session: AsyncSession,
+    *,
+    window_id: str,
+    agent_id: str,
+    currency: str,
+    period: str,
+    starts_at: datetime,
+    amount: int,
+    limit: int | None,
+    now: datetime,
+) -> bool:
+    """Add `amount` to the window (made at `amount` when it has no row yet); with a limit,
+    only while the window stays within it, in the statement. Whether it was added."""
+    values = {
+        "id": window_id,
+        "agent_id": agent_id,
+        "currency": currency,
+        "period": period,
+        "starts_at": starts_at,
+        "spent": amount,
+        "updated_at": now,
+    }
+    column = AgentSpendWindow.spent
+    within = None if limit is None else column + amount <= limit
+    upsert: Any
+    if db.is_sqlite(session):
+        upsert = sqlite.insert(AgentSpendWindow).values(values)
+    else:
+        upsert = postgresql.insert(AgentSpendWindow).values(values)
+    statement = upsert.on_conflict_do_update(
+        index_elements=[AgentSpendWindow.id],
+        set_={"spent": column + amount, "updated_at": now},
+        where=within,
+    ).returning(AgentSpendWindow.id)
+    return (await session.execute(statement)).first() is not None
+
+
+async def take_from_spend_window(
+    session: AsyncSession, window_id: str, amount: int, *, now: datetime
+) -> None:
+    await session.execute(
+        update(AgentSpendWindow)
+        .where(AgentSpendWindow.id == window_id)
+        .values(spent=AgentSpendWindow.spent - amount, updated_at=now)
+        .execution_options(synchronize_session=False)
+    )
+
+
+# --- Deposits found on chain (transfers/deposits/chain.py) --------------------------------
+
+
+async def locked_scan_cursor(
+    session: AsyncSession, *, chain: str, token_address: str, start_block: int, now: datetime
+) -> EvmScanCursor:
+    """The scan cursor of a chain's token, made at `start_block` the first time, locked
+    until the transaction ends (one scan of a range at a time)."""
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    await session.execute(
+        insert(EvmScanCursor)
+        .values(chain=chain, token_address=token_address, next_block=start_block, updated_at=now)
+        .on_conflict_do_nothing(index_elements=["chain", "token_address"])
+    )
+    found = await session.execute(
+        select(EvmScanCursor)
+        .where(EvmScanCursor.chain == chain, EvmScanCursor.token_address == token_address)
+        .with_for_update()
+    )
+    return found.scalar_one()
+
+
+async def deposit_wallet_at(session: AsyncSession, address: str) -> VirtualAccount | None:
+    """The deposit wallet an HD-derived address belongs to (any organization)."""
+    found = await session.execute(
+        select(VirtualAccount)
+        .join(EvmDepositAddress, EvmDepositAddress.virtual_account_id == VirtualAccount.id)
+        .where(EvmDepositAddress.address == address)
+    )
+    return found.scalar_one_or_none()
+
+
+async def deposit_log_seen(
+    session: AsyncSession, *, chain: str, tx_hash: str, log_index: int
+) -> bool:
+    found = await session.execute(
+        select(EvmDepositLog.id).where(
+            EvmDepositLog.chain == chain,
+            EvmDepositLog.tx_hash == tx_hash,
+            EvmDepositLog.log_index == log_index,
+        )
+    )
+    return found.scalar_one_or_none() is not None

@@ -30,6 +30,7 @@ from corridor.transfers.errors import TransferNotDraft
 from corridor.transfers.planning import plan as planning
 from corridor.transfers.plugins import TransferPlugins
 from corridor.transfers.repository import TransferFilters
+from corridor.transfers.rules import drafts
 from corridor.transfers.rules.states import TransferStatus
 from corridor.transfers.schemas.requests import TransferCreate, TransferUpdate
 
@@ -44,17 +45,6 @@ _SIMPLE_FIELDS = ("client_reference_id", "remarks", "internal_remarks", "payment
 def _request_dict(model: Any) -> dict[str, Any]:
     """A source or destination as sent: camelCase names, only the fields sent."""
     return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
-
-
-def _merged(stored: dict[str, Any], changes: Any) -> dict[str, Any]:
-    """JSON merge: fields sent replace the stored ones; a field sent as null is removed."""
-    merged = dict(stored)
-    for key, value in _request_dict(changes).items():
-        if value is None:
-            merged.pop(key, None)
-        else:
-            merged[key] = value
-    return merged
 
 
 async def _attachable_documents(
@@ -126,7 +116,17 @@ async def create_transfer(
     """A DRAFT, or (with `confirm: true`) a submitted transfer, all in one unit of work."""
     caller.require_scope(WRITE_SCOPE)
     caller.require_customer_binding()
-    customer = await planning.active_customer(session, caller, data.customer_id)
+    wanted = planning.wanted_customer(caller, data.customer_id)
+    # Load: every row the plan reads, in one statement; then only pure decisions on them.
+    rows = await planning.load(
+        session,
+        caller,
+        customer_id=wanted,
+        source_request=_request_dict(data.source),
+        destination_request=_request_dict(data.destination),
+        counterparty_id=data.counterparty_id,
+    )
+    customer = planning.loaded_customer(rows, wanted)
     fee_request = planning.fee_request(
         fields_set=data.model_fields_set,
         developer_fee=data.developer_fee,
@@ -152,8 +152,8 @@ async def create_transfer(
     )
     locks = plugins.rate_locks
     await locks.hold(session, caller=caller, transfer=transfer, quote_id=data.quote_id, now=now)
-    legs = await planning.replan(
-        session,
+    legs = planning.replan_from(
+        rows,
         caller,
         customer,
         transfer,
@@ -198,8 +198,8 @@ async def read_transfer(
     for part in expand:
         if part not in EXPANSIONS:
             raise ValidationFailed("expand", f"unknown expansion {part!r}; use counterparty")
-    transfer = await lifecycle.get_transfer(session, caller=caller, transfer_id=transfer_id)
-    found = lifecycle.TransferWithLegs(transfer, await repository.legs_of(session, transfer.id))
+    found = await lifecycle.read(session, caller=caller, transfer_id=transfer_id)
+    transfer = found.transfer
     counterparty = None
     if "counterparty" in expand and transfer.counterparty_id is not None:
         counterparty = parties.counterparty_read(
@@ -246,9 +246,11 @@ async def update_transfer(
     counterparty_id = (
         data.counterparty_id if "counterparty_id" in fields else _sent_counterparty(transfer)
     )
-    customer = await planning.active_customer(session, caller, transfer.customer_id)
-    legs = await planning.replan(
-        session,
+    wanted = planning.wanted_customer(caller, transfer.customer_id)
+    rows = await planning.load_for(session, caller, transfer, counterparty_id)
+    customer = planning.loaded_customer(rows, wanted)
+    legs = planning.replan_from(
+        rows,
         caller,
         customer,
         transfer,
@@ -265,12 +267,18 @@ async def update_transfer(
 
 
 def _apply_changes(transfer: Transfer, data: TransferUpdate) -> None:
-    """The fields a PATCH sent, onto the draft (a field sent as null clears it)."""
+    """The fields a PATCH sent, onto the draft (a field sent as null clears it; naming
+    another kind of source or destination replaces the old one, and a new rail drops the
+    old rail's references: rules/drafts.py)."""
     fields = data.model_fields_set
     if data.source is not None:
-        transfer.source_request = _merged(transfer.source_request, data.source)
+        sent = _request_dict(data.source)
+        transfer.source_request = drafts.source_after_patch(transfer.source_request, sent)
     if data.destination is not None:
-        transfer.destination_request = _merged(transfer.destination_request, data.destination)
+        sent = _request_dict(data.destination)
+        transfer.destination_request = drafts.destination_after_patch(
+            transfer.destination_request, sent
+        )
     if data.amount is not None:
         transfer.source_amount = data.amount.minor_units
         transfer.source_currency = data.amount.currency

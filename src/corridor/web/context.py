@@ -113,6 +113,15 @@ class RequestContext(PublicContext):
         self.responded = True
         return Response(body, status_code=status, media_type="application/json")
 
+    async def respond_json(self, body: bytes, *, status: int = 200) -> Response:
+        """`respond` with an answer already serialised (a transfer's JSON form, built once
+        for its event and its answer): stored under the Idempotency-Key as it is sent."""
+        if self.claim is not None:
+            await idempotency.complete(self.session, self.claim, status=status, body=body.decode())
+        await self._commit()
+        self.responded = True
+        return Response(body, status_code=status, media_type="application/json")
+
     async def refuse(self, error: CorridorError) -> Response:
         """Answer with an error and keep the request's work all the same (a submit held for
         an owner's approval keeps its parked draft): the work and the stored

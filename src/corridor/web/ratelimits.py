@@ -159,14 +159,19 @@ class RateLimiter:
 
     # --- windows -----------------------------------------------------------------------
 
-    async def _state(self, item: RateLimitItem, *identifiers: str) -> WindowState:
+    async def _state(
+        self, item: RateLimitItem, *identifiers: str, refused: bool = False
+    ) -> WindowState:
+        """The window as it is now; a refused request's answer says nothing remains (hits
+        may leave a short window between the refusal and this read)."""
         stats = await self._windows.get_window_stats(item, *identifiers)
         reset_s = max(1, math.ceil(stats.reset_time - time.time()))
-        return WindowState(item.amount, stats.remaining, reset_s, item.get_expiry())
+        remaining = 0 if refused else stats.remaining
+        return WindowState(item.amount, remaining, reset_s, item.get_expiry())
 
     async def _refuse_if_spent(self, message: str, item: RateLimitItem, *identifiers: str) -> None:
         if not await self._windows.test(item, *identifiers):
-            raise RateLimited(message, await self._state(item, *identifiers))
+            raise RateLimited(message, await self._state(item, *identifiers, refused=True))
 
     async def _guarded(self, coroutine: Any) -> Any:
         """Run a storage call; a storage that cannot be reached lets the request through."""
@@ -225,7 +230,7 @@ class RateLimiter:
             raise RateLimited(
                 "Too many requests with credentials that do not authenticate; wait before "
                 "trying again",
-                await self._state(item, "auth", address),
+                await self._state(item, "auth", address, refused=True),
             )
 
     # --- requests per credential ---------------------------------------------------------
@@ -262,7 +267,7 @@ class RateLimiter:
 
     async def _hit_request(self, item: RateLimitItem, actor_id: str) -> WindowState:
         allowed = await self._windows.hit(item, "key", actor_id)
-        state = await self._state(item, "key", actor_id)
+        state = await self._state(item, "key", actor_id, refused=not allowed)
         if not allowed:
             raise RateLimited(
                 f"Too many requests with this credential: at most {item.amount} per second",

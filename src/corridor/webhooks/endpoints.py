@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from enum import Enum
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Depends, Query, Response
 
-from corridor.kit.errors import ValidationFailed
 from corridor.kit.ids import id_pattern
 from corridor.kit.pagination import ListResponse, PageRequest, page_size_max
 from corridor.web.context import Context, Reading
@@ -19,7 +17,6 @@ from corridor.webhooks import history, service
 from corridor.webhooks.repository import MessageFilter
 from corridor.webhooks.rules import DeliveryStatus
 from corridor.webhooks.schemas import (
-    EVENT_TYPE_PATTERN,
     AttemptRead,
     DeliveryRead,
     EndpointCreate,
@@ -44,8 +41,6 @@ ENDPOINTS: list[str | Enum] = ["Webhook endpoints"]
 MESSAGES: list[str | Enum] = ["Webhook messages"]
 id_chars_max = 64
 message_page_size_default = 50
-_EVENT_TYPE = re.compile(EVENT_TYPE_PATTERN)
-_ITERATOR = re.compile(r"^msg_[0-9a-z]{26}$")
 # What a list of event types is made of: their characters, commas, and spaces around them.
 _EVENT_TYPES_PATTERN = r"^[a-z0-9_.,\s]*$"
 
@@ -215,18 +210,6 @@ async def replay(endpoint_id: str, body: ReplayRequest, context: Context) -> Res
 # --- Messages -----------------------------------------------------------------------------
 
 
-def _event_types(value: str | None) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    types = tuple(dict.fromkeys(item.strip() for item in value.split(",") if item.strip()))
-    if len(types) > event_types_per_endpoint_max:
-        raise ValidationFailed("eventTypes", f"at most {event_types_per_endpoint_max} types")
-    for event_type in types:
-        if len(event_type) > event_type_chars_max or not _EVENT_TYPE.match(event_type):
-            raise ValidationFailed("eventTypes", f"{event_type[:80]!r} is not an event type")
-    return types
-
-
 async def message_filter(
     endpoint_id: Annotated[
         str | None,
@@ -269,17 +252,12 @@ async def message_filter(
         int, Query(ge=1, le=page_size_max, description="Messages per page, 1 to 250")
     ] = message_page_size_default,
 ) -> MessageFilter:
-    if status is not None and endpoint_id is None:
-        raise ValidationFailed("status", "filters by status only together with endpointId")
-    if iterator is not None and not _ITERATOR.match(iterator):
-        raise ValidationFailed("iterator", "not an iterator returned by this list")
-    return MessageFilter(
-        organization_id="",  # the service sets the caller's
+    return history.message_query(
         endpoint_id=endpoint_id,
-        status=status.value if status is not None else None,
-        event_types=_event_types(event_types),
-        after=service.utc(after, field="after") if after is not None else None,
-        before=service.utc(before, field="before") if before is not None else None,
+        event_types=event_types,
+        status=status,
+        after=after,
+        before=before,
         tag=tag,
         iterator=iterator,
         limit=limit,

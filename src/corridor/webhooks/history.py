@@ -6,6 +6,7 @@ A message is an outbox event; its status is the status of its delivery to one en
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -16,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from corridor.auth.callers import Caller
 from corridor.config import Settings
 from corridor.kit.db import get_visible
+from corridor.kit.errors import ValidationFailed
 from corridor.kit.ids import new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.event import Event
@@ -33,7 +35,12 @@ from corridor.webhooks.rules import (
     overall_status,
     payload,
 )
-from corridor.webhooks.service import endpoint_of, organization_of
+from corridor.webhooks.schemas import (
+    EVENT_TYPE_PATTERN,
+    event_type_chars_max,
+    event_types_per_endpoint_max,
+)
+from corridor.webhooks.service import endpoint_of, organization_of, utc
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,3 +256,48 @@ async def _resend_to(session: AsyncSession, event: Event, endpoint_id: str, now:
 
 async def _message(session: AsyncSession, organization_id: str, message_id: str) -> Event:
     return await get_visible(session, repository.messages_of(organization_id), message_id)
+
+
+_EVENT_TYPE = re.compile(EVENT_TYPE_PATTERN)
+_ITERATOR = re.compile(r"^msg_[0-9a-z]{26}$")
+
+
+def _event_types(value: str | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    types = tuple(dict.fromkeys(item.strip() for item in value.split(",") if item.strip()))
+    if len(types) > event_types_per_endpoint_max:
+        raise ValidationFailed("eventTypes", f"at most {event_types_per_endpoint_max} types")
+    for event_type in types:
+        if len(event_type) > event_type_chars_max or not _EVENT_TYPE.match(event_type):
+            raise ValidationFailed("eventTypes", f"{event_type[:80]!r} is not an event type")
+    return types
+
+
+def message_query(
+    *,
+    endpoint_id: str | None = None,
+    event_types: str | None = None,
+    status: DeliveryStatus | None = None,
+    after: datetime | None = None,
+    before: datetime | None = None,
+    tag: str | None = None,
+    iterator: str | None = None,
+    limit: int,
+) -> MessageFilter:
+    """The message list's filters, checked (the API's query string and the console's)."""
+    if status is not None and endpoint_id is None:
+        raise ValidationFailed("status", "filters by status only together with endpointId")
+    if iterator is not None and not _ITERATOR.match(iterator):
+        raise ValidationFailed("iterator", "not an iterator returned by this list")
+    return MessageFilter(
+        organization_id="",  # the service sets the caller's
+        endpoint_id=endpoint_id,
+        status=status.value if status is not None else None,
+        event_types=_event_types(event_types),
+        after=utc(after, field="after") if after is not None else None,
+        before=utc(before, field="before") if before is not None else None,
+        tag=tag,
+        iterator=iterator,
+        limit=limit,
+    )

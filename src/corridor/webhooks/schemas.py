@@ -17,9 +17,9 @@ from corridor.kit.schemas import (
     Timestamp,
     web_address_pattern,
 )
+from corridor.kit.urls import url_chars_max
 from corridor.models.webhook import WebhookAttempt, WebhookEndpoint
 from corridor.webhooks.rules import AttemptStatus, DeliveryStatus, DisabledReason, Trigger
-from corridor.webhooks.urls import url_chars_max
 
 description_chars_max = 500
 event_types_per_endpoint_max = 100

@@ -17,9 +17,9 @@ from datetime import datetime
 from urllib.parse import urlsplit
 
 from corridor import __version__
-from corridor.kit import tracing
+from corridor.kit import tracing, urls
 from corridor.kit.logging import get_logger
-from corridor.webhooks import signing, urls
+from corridor.webhooks import signing
 from corridor.webhooks.connections import (
     ConnectFailed,
     ConnectionLost,

@@ -10,13 +10,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.auth.scopes import Scope
+from corridor.kit import urls
 from corridor.kit.clock import as_utc
 from corridor.kit.db import get_visible
 from corridor.kit.errors import ValidationFailed
 from corridor.kit.ids import new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.webhook import WebhookEndpoint
-from corridor.webhooks import repository, signing, urls
+from corridor.webhooks import repository, signing
 from corridor.webhooks.errors import EndpointDisabled, EndpointLimitReached, OrganizationWide
 from corridor.webhooks.rules import DisabledReason
 

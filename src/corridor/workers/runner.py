@@ -38,6 +38,7 @@ logger = get_logger(__name__)
 
 Task = Callable[[Database, Clock], Awaitable[int]]
 queue_sample_s = 5
+chain_scan_s = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +94,19 @@ def assistant_tasks(environment: AssistantEnvironment) -> list[PeriodicTask]:
     ]
 
 
+def chain_deposit_tasks() -> list[PeriodicTask]:
+    """The deposit scan of the chains paid on a real node (web3 is imported only then)."""
+    from corridor.fixedroutes.routing import FixedRouteDeposits
+    from corridor.transfers.deposits.chain import scan_chain_deposits
+
+    router = FixedRouteDeposits()
+
+    async def chain_deposits(database: Database, clock: Clock) -> int:
+        return await scan_chain_deposits(database, clock, router=router)
+
+    return [PeriodicTask("chain_deposits", chain_deposits, interval_s=chain_scan_s)]
+
+
 async def run_workers(
     database: Database,
     clock: Clock,
@@ -108,6 +122,7 @@ async def run_workers(
         *TASKS,
         PeriodicTask("heartbeat", heartbeat.beat, interval_s=settings.worker_heartbeat_s),
         *(assistant_tasks(assistant) if assistant is not None else []),
+        *(chain_deposit_tasks() if settings.evm_chains else []),
     ]
     logger.info("workers_started", tasks=[task.name for task in tasks])
     token = stopping.watch(stop)

@@ -532,6 +532,112 @@ class BankFileRead(CorridorModel):
     created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
 
 
+class BankStatementImport(CorridorModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    name: Annotated[
+        str,
+        Field(
+            max_length=200,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Name",
+        ),
+    ]
+    content: Annotated[
+        str,
+        Field(
+            max_length=20000000,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Content",
+        ),
+    ]
+    """
+    A camt.053 statement (XML) or a BAI2 file (text starting with `01,`)
+    """
+
+
+class BankStatementLineRead(CorridorModel):
+    id: Annotated[str, Field(title="Id")]
+    statement_id: Annotated[str, Field(alias="statementId", title="Statementid")]
+    line_number: Annotated[int, Field(alias="lineNumber", title="Linenumber")]
+    direction: Annotated[str, Field(title="Direction")]
+    """
+    CREDIT (money in) or DEBIT (money out)
+    """
+    amount: Annotated[str, Field(title="Amount")]
+    """
+    Minor units
+    """
+    currency: Annotated[str, Field(title="Currency")]
+    booked_on: Annotated[str | None, Field(alias="bookedOn", title="Bookedon")]
+    reference: Annotated[str | None, Field(title="Reference")]
+    description: Annotated[str | None, Field(title="Description")]
+    status: Annotated[str, Field(title="Status")]
+    """
+    MATCHED, EXCEPTION or RESOLVED
+    """
+    transfer_id: Annotated[str | None, Field(alias="transferId", title="Transferid")]
+    exception_reason: Annotated[str | None, Field(alias="exceptionReason", title="Exceptionreason")]
+    """
+    NO_REFERENCE, UNKNOWN_REFERENCE, AMOUNT_MISMATCH or DUPLICATE
+    """
+    resolution: Annotated[str | None, Field(title="Resolution")]
+    resolved_by: Annotated[str | None, Field(alias="resolvedBy", title="Resolvedby")]
+    resolved_at: Annotated[str | None, Field(alias="resolvedAt", title="Resolvedat")]
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+
+
+class BankStatementLineResolve(CorridorModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    resolution: Annotated[
+        str,
+        Field(
+            max_length=500,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Resolution",
+        ),
+    ]
+    """
+    What was done, and why
+    """
+    transfer_id: Annotated[
+        str | None,
+        Field(
+            alias="transferId",
+            max_length=40,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Transferid",
+        ),
+    ] = None
+    """
+    The transfer the line turned out to be
+    """
+
+
+class BankStatementRead(CorridorModel):
+    id: Annotated[str, Field(title="Id")]
+    format: Annotated[str, Field(title="Format")]
+    """
+    CAMT_053 or BAI2
+    """
+    statement_id: Annotated[str | None, Field(alias="statementId", title="Statementid")]
+    """
+    The bank's id of the statement
+    """
+    account: Annotated[str | None, Field(title="Account")]
+    name: Annotated[str, Field(title="Name")]
+    line_count: Annotated[int, Field(alias="lineCount", title="Linecount")]
+    matched_count: Annotated[int, Field(alias="matchedCount", title="Matchedcount")]
+    exception_count: Annotated[int, Field(alias="exceptionCount", title="Exceptioncount")]
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+
+
 class BeneficiaryType(StrEnum):
     individual = "INDIVIDUAL"
     business = "BUSINESS"
@@ -2028,6 +2134,12 @@ class LimitsRead(CorridorModel):
     monthly: Annotated[str | None, Field(examples=["1000000"], title="Monthly")]
 
 
+class LineStatus(StrEnum):
+    matched = "MATCHED"
+    exception = "EXCEPTION"
+    resolved = "RESOLVED"
+
+
 class ListResponseAccountRead(CorridorModel):
     data: Annotated[list[AccountRead], Field(title="Data")]
     next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
@@ -2048,6 +2160,15 @@ class ListResponseBalanceTransactionRead(CorridorModel):
 
 class ListResponseBankFileRead(CorridorModel):
     data: Annotated[list[BankFileRead], Field(title="Data")]
+    next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
+    """
+    Pass as `cursor` for the next page
+    """
+    has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
+
+
+class ListResponseBankStatementLineRead(CorridorModel):
+    data: Annotated[list[BankStatementLineRead], Field(title="Data")]
     next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
     """
     Pass as `cursor` for the next page
@@ -2168,6 +2289,32 @@ class NonBalanceStatementRead(CorridorModel):
     Oldest first
     """
     generated_at: Annotated[str, Field(alias="generatedAt", title="Generatedat")]
+
+
+class OAuthClientRead(CorridorModel):
+    id: Annotated[str, Field(examples=["ocl_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    """
+    The client_id it registered with, or, for a client known by its client ID metadata document, the id Corridor keeps it under (its client_id is `metadataUrl`)
+    """
+    name: Annotated[str | None, Field(examples=["Claude"], title="Name")]
+    """
+    The name it gave itself (client_name): unverified
+    """
+    redirect_uris: Annotated[
+        list[str],
+        Field(
+            alias="redirectUris",
+            examples=[["http://127.0.0.1:33418/callback"]],
+            title="Redirecturis",
+        ),
+    ]
+    metadata_url: Annotated[
+        str | None, Field(alias="metadataUrl", examples=[None], title="Metadataurl")
+    ] = None
+    """
+    The https URL of its client ID metadata document, which is its client_id (docs/mcp.md); null for a client registered dynamically
+    """
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
 
 
 class Ok(CorridorModel):
@@ -5412,6 +5559,52 @@ class MessageList(CorridorModel):
     """
 
 
+class OAuthGrantRead(CorridorModel):
+    id: Annotated[str, Field(examples=["oag_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    client: OAuthClientRead
+    agent_id: Annotated[str | None, Field(alias="agentId", examples=[None], title="Agentid")]
+    """
+    The agent the client acts as (its limits and mandates apply), or null: the organization, with the scopes listed
+    """
+    scopes: Annotated[
+        list[str], Field(examples=[["transfers:read", "accounts:read"]], title="Scopes")
+    ]
+    tool_confirmation: Annotated[ToolConfirmation, Field(alias="toolConfirmation")]
+    """
+    When a write tool (MCP) called with this key waits for a person to confirm it: `always`, `over_limit` (only what would exceed its agent's limits or mandate) or `never`.
+    """
+    resource: Annotated[str, Field(examples=["https://corridor.example.com/mcp"], title="Resource")]
+    """
+    The MCP server its tokens are for (RFC 8707)
+    """
+    created_by: Annotated[str, Field(alias="createdBy", title="Createdby")]
+    """
+    The console user who consented (usr_…)
+    """
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+    last_token_at: Annotated[str, Field(alias="lastTokenAt", title="Lasttokenat")]
+    """
+    When the client last got an access token
+    """
+    revoked_at: Annotated[str | None, Field(alias="revokedAt", title="Revokedat")] = None
+    revoked_reason: Annotated[str | None, Field(alias="revokedReason", title="Revokedreason")] = (
+        None
+    )
+    """
+    revoked_by_owner, revoked_by_client, refresh_token_reused (a refresh token was presented again after it was rotated) or code_reused
+    """
+
+
+class OAuthGrantUpdate(CorridorModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    tool_confirmation: Annotated[ToolConfirmation, Field(alias="toolConfirmation")]
+    """
+    When a write tool (MCP) called with this key waits for a person to confirm it: `always`, `over_limit` (only what would exceed its agent's limits or mandate) or `never`.
+    """
+
+
 class OrganizationCreated(CorridorModel):
     """
     The new child organization, with its first key when `createApiKey` was true.
@@ -5665,7 +5858,11 @@ class TransferCreate(CorridorModel):
 class TransferUpdate(CorridorModel):
     """
     Every field optional; `source` and `destination` are merged into the draft's (a
-    field sent as null is removed). Only a DRAFT can be updated.
+    field sent as null is removed), except that naming another kind of end (`accountId`,
+    `externalAccountId`, `toAddress`) replaces the old one with its `currency` and
+    `paymentRail`, and a new `paymentRail` drops the references of the old rail
+    (`achReference`, `wireMessage`, …) unless they are sent again. Only a DRAFT can be
+    updated.
     """
 
     model_config = ConfigDict(
@@ -5883,6 +6080,15 @@ class AssistantThreadList(CorridorModel):
 class CapabilitiesRead(CorridorModel):
     customer_id: Annotated[str, Field(alias="customerId", title="Customerid")]
     capabilities: Annotated[list[CapabilityRead], Field(title="Capabilities")]
+
+
+class ListResponseOAuthGrantRead(CorridorModel):
+    data: Annotated[list[OAuthGrantRead], Field(title="Data")]
+    next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
+    """
+    Pass as `cursor` for the next page
+    """
+    has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
 
 
 class QuoteCreate(CorridorModel):

@@ -3,6 +3,6 @@ order their routes are matched: `console/app.py` adds them to `PAGES` in one lin
 
 from __future__ import annotations
 
-from corridor.console.pages import agents, api_keys, settings, webhooks
+from corridor.console.pages import agents, api_keys, connected_apps, settings, webhooks
 
-ROUTERS = [agents.router, webhooks.router, api_keys.router, settings.router]
+ROUTERS = [agents.router, webhooks.router, api_keys.router, connected_apps.router, settings.router]

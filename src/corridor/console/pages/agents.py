@@ -20,6 +20,7 @@ from corridor.agents.schemas import (
     AgentSpendRead,
     AgentUpdate,
 )
+from corridor.auth.callers import ToolConfirmation
 from corridor.console.forms import parse_form, problems_by_field
 from corridor.console.layout import notice, page
 from corridor.console.listing import listing_of
@@ -132,6 +133,7 @@ async def _agent_page(
         keys=keys,
         customer_name=names.get(agent.customer_id),
         created_key=created_key,
+        policy_values=[policy.value for policy in ToolConfirmation],
     )
 
 

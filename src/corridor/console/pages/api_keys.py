@@ -7,7 +7,8 @@ from __future__ import annotations
 from fastapi import Response
 
 from corridor.auth import service as auth_service
-from corridor.auth.schemas import ApiKeyCreate, ApiKeyRead
+from corridor.auth.callers import ToolConfirmation
+from corridor.auth.schemas import ApiKeyCreate, ApiKeyRead, ApiKeyUpdate
 from corridor.auth.scopes import UNRESTRICTED, Scope
 from corridor.console.forms import parse_form, problems_by_field
 from corridor.console.layout import notice, page
@@ -22,6 +23,14 @@ router = console_router()
 SCOPE_FIELD_PREFIX = "scope-"
 SCOPES = sorted(Scope, key=lambda scope: (scope.value.split(":")[0], scope.value))
 
+KEY_POLICY_SAVED = notice(
+    "key-policy-saved", "Saved: the key's write tool calls follow the new policy now."
+)
+KEY_POLICIES = [
+    (ToolConfirmation.ALWAYS, "Every write waits for a person to confirm it (the default)"),
+    (ToolConfirmation.OVER_LIMIT, "Only a write past its agent's limits or mandate waits"),
+    (ToolConfirmation.NEVER, "Writes run at once (an agent's limits and mandates still hold)"),
+]
 KEY_REVOKED = notice("key-revoked", "Key revoked: requests made with it are refused from now on.")
 
 
@@ -51,6 +60,8 @@ async def _keys_page(
         secret=secret,
         problems=problems or {},
         sent=console.form if problems else {},
+        policies=KEY_POLICIES,
+        policy_values=[policy.value for policy in ToolConfirmation],
     )
 
 
@@ -75,7 +86,14 @@ async def create_key(console: ConsolePage) -> Response:
         scopes = _chosen_scopes(console.form)
         if not scopes:
             raise ValidationFailed("scopes", "tick at least one scope")
-        body = parse_form(ApiKeyCreate, {"name": console.form.get("name"), "scopes": scopes})
+        body = parse_form(
+            ApiKeyCreate,
+            {
+                "name": console.form.get("name"),
+                "scopes": scopes,
+                "toolConfirmation": console.form.get("tool_confirmation"),
+            },
+        )
         key, secret = await auth_service.create_api_key(
             console.session,
             caller=console.caller,
@@ -83,6 +101,7 @@ async def create_key(console: ConsolePage) -> Response:
             scopes=body.scopes,
             key_environment=console.settings.key_environment,
             now=console.now(),
+            tool_confirmation=body.tool_confirmation,
         )
     except CorridorError as error:
         if error.status != 422:
@@ -93,6 +112,19 @@ async def create_key(console: ConsolePage) -> Response:
     return await _keys_page(
         console, created=ApiKeyRead.model_validate(key), secret=secret, status=201
     )
+
+
+@router.post("/api-keys/{key_id}/tool-confirmation")
+async def set_key_policy(key_id: str, console: ConsolePage) -> Response:
+    """When the key's write tool calls wait for a person (`PATCH /v1/api-keys/{id}`), for
+    organization keys here and agent keys on their agent's page."""
+    body = parse_form(ApiKeyUpdate, {"toolConfirmation": console.form.get("tool_confirmation")})
+    key = await auth_service.set_tool_confirmation(
+        console.session, caller=console.caller, key_id=key_id, policy=body.tool_confirmation
+    )
+    await console.commit()
+    back = f"/console/agents/{key.agent_id}" if key.agent_id else "/console/api-keys"
+    return redirect(console.request, f"{back}?done={KEY_POLICY_SAVED}")
 
 
 @router.post("/api-keys/{key_id}/revoke")

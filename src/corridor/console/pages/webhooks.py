@@ -19,7 +19,6 @@ from corridor.console.session import Console, ConsolePage
 from corridor.kit.errors import ValidationFailed
 from corridor.kit.pagination import PageRequest, page_size_max
 from corridor.webhooks import history, service
-from corridor.webhooks.endpoints import message_filter
 from corridor.webhooks.rules import DeliveryStatus
 from corridor.webhooks.schemas import (
     AttemptRead,
@@ -101,7 +100,7 @@ async def _endpoint_page(
     messages = await history.list_messages(
         console.session,
         caller=console.caller,
-        query=await message_filter(endpoint_id=endpoint.id, limit=endpoint_messages_shown_max),
+        query=history.message_query(endpoint_id=endpoint.id, limit=endpoint_messages_shown_max),
         settings=console.settings,
     )
     return page(
@@ -122,7 +121,7 @@ async def message_list(console: ConsolePage) -> Response:
     found = await history.list_messages(
         console.session,
         caller=console.caller,
-        query=await _message_query(listing),
+        query=_message_query(listing),
         settings=console.settings,
     )
     endpoints = await service.list_endpoints(
@@ -150,12 +149,12 @@ def _moment(listing: Listing, name: str) -> datetime | None:
         raise ValidationFailed(name, "must be a time, YYYY-MM-DDTHH:MM (UTC)") from None
 
 
-async def _message_query(listing: Listing) -> history.MessageFilter:
+def _message_query(listing: Listing) -> history.MessageFilter:
     """The history page's query string as the list API's filters (the same checks)."""
     status = listing.get("status")
     if status is not None and status not in DeliveryStatus.__members__:
         raise ValidationFailed("status", f"must be one of {', '.join(DeliveryStatus)}")
-    return await message_filter(
+    return history.message_query(
         endpoint_id=listing.get("endpointId"),
         event_types=",".join(_event_types_of(listing.get("eventTypes"))) or None,
         status=DeliveryStatus(status) if status is not None else None,

@@ -26,6 +26,7 @@ from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.customer import Customer
 from corridor.models.transfer import Transfer, VirtualAccount
 from corridor.rails.base import RailName
+from corridor.rails.registry import adapter_for
 from corridor.transfers import repository
 from corridor.transfers.rules.flows import is_chain
 
@@ -108,6 +109,9 @@ async def prepare_instructions(
     amount = amount_object(transfer.source_amount, transfer.source_currency)
     if is_chain(rail):
         wallet = _deposit_wallet(transfer, customer, balance.id if balance else None, now)
+        derived = await derived_address(session, wallet, now=now)
+        if derived is not None:
+            wallet.address = derived
         session.add(wallet)
         instructions = {**instructions_of(wallet, rail), "amount": amount}
     else:
@@ -147,6 +151,24 @@ def _deposit_wallet(
         created_at=now,
         updated_at=now,
     )
+
+
+async def derived_address(
+    session: AsyncSession, wallet: VirtualAccount, *, now: datetime
+) -> str | None:
+    """A chain paid on a real node with a deposit seed gives the wallet its next HD address
+    (rails/evm.py); the sandbox's chains keep the made-up one."""
+    assert wallet.payment_rail is not None
+    deposits = getattr(adapter_for(RailName(wallet.payment_rail)), "deposits", None)
+    if deposits is None:
+        return None
+    address: str = await deposits.new_address(
+        session,
+        virtual_account_id=wallet.id,
+        organization_id=wallet.organization_id,
+        now=now,
+    )
+    return address
 
 
 async def _virtual_bank_account(

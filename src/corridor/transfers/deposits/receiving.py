@@ -24,7 +24,7 @@ from corridor.transfers import events, lifecycle, repository
 from corridor.transfers.deposits.instructions import VIRTUAL_BANK
 from corridor.transfers.money import postings
 from corridor.transfers.money.entries import RAIL_SETTLEMENT, SUSPENSE, Movement, Ref
-from corridor.transfers.plugins import TransferPlugins
+from corridor.transfers.plugins import DepositRouter, TransferPlugins
 from corridor.transfers.rules.states import ACCEPTING_FUNDS, LegStatus, TransferStatus
 
 MATCHED, UNMATCHED = "MATCHED", "UNMATCHED"
@@ -54,7 +54,7 @@ async def funds_arrived(
     transfer.deposit_instructions = None
     lifecycle.set_leg_status(session, transfer, legs, legs[0], LegStatus.COMPLETED, now=now)
     if transfer.status == TransferStatus.PENDING:
-        lifecycle.set_status(session, transfer, legs, TransferStatus.PROCESSING, now=now)
+        await lifecycle.set_status(session, transfer, legs, TransferStatus.PROCESSING, now=now)
         transfer.next_step_at = now
 
 
@@ -134,7 +134,36 @@ async def receive_deposit(
     virtual = await _destination(
         session, caller, to_address=to_address, virtual_account_id=virtual_account_id
     )
-    routed = await plugins.deposit_router.route(
+    return await deposit_arrived(
+        session,
+        virtual=virtual,
+        payment_rail=payment_rail,
+        currency=currency,
+        amount=amount,
+        to_address=to_address,
+        from_address=from_address,
+        reference=reference,
+        router=plugins.deposit_router,
+        now=now,
+    )
+
+
+async def deposit_arrived(
+    session: AsyncSession,
+    *,
+    virtual: VirtualAccount,
+    payment_rail: str,
+    currency: str,
+    amount: int,
+    to_address: str | None,
+    from_address: str | None,
+    reference: str | None,
+    router: DepositRouter,
+    now: datetime,
+) -> Deposit:
+    """Money arrived at a virtual account (from the sandbox, or a chain's deposit scan):
+    matched to the transfer waiting for exactly it, or booked unmatched."""
+    routed = await router.route(
         session,
         virtual=virtual,
         payment_rail=payment_rail,

@@ -23,7 +23,7 @@ from corridor.kit.db import Database
 from corridor.kit.logging import get_logger
 from corridor.models import clock as sandbox_clocks
 from corridor.models.transfer import Transfer, TransferLeg
-from corridor.rails.base import RailName, RailStatus, rails_for_currency
+from corridor.rails.base import RailName, RailStatus, Submission, rails_for_currency
 from corridor.rails.registry import adapter_for
 from corridor.transfers import events, lifecycle, repository, system
 from corridor.transfers.deposits import instructions
@@ -122,12 +122,12 @@ async def _step(session: AsyncSession, transfer: Transfer, *, now: datetime) -> 
         transfer.next_step_at = None
 
 
-def _moving(
+async def _moving(
     session: AsyncSession, transfer: Transfer, legs: list[TransferLeg], now: datetime
 ) -> None:
     """The first step that moves money takes a PENDING transfer to PROCESSING."""
     if transfer.status == S.PENDING:
-        lifecycle.set_status(session, transfer, legs, S.PROCESSING, now=now)
+        await lifecycle.set_status(session, transfer, legs, S.PROCESSING, now=now)
     transfer.next_step_at = now
 
 
@@ -153,7 +153,7 @@ async def _start(
     else:  # a deposit not yet arrived: the deposit, not the engine, moves it on
         transfer.next_step_at = None
         return
-    _moving(session, transfer, legs, now)
+    await _moving(session, transfer, legs, now)
     await _complete_after_last_leg(session, transfer, legs, now=now)
 
 
@@ -189,8 +189,9 @@ async def _poll(
 ) -> None:
     assert leg.submission is not None
     submission = rail_io.submission_of(leg.submission)
+    adapter = adapter_for(rail_io.rail_of(leg))
     try:
-        status = await adapter_for(rail_io.rail_of(leg)).status(submission, now=now)
+        status = await adapter.status(submission, now=now)
     except Exception as error:
         await _rail_trouble(session, transfer, legs, leg, error, now=now)
         return
@@ -201,9 +202,16 @@ async def _poll(
             session, transfer, legs, leg, reason="the rail reported RETURNED", now=now
         )
     elif status == RailStatus.FAILED:
-        await fail(session, transfer, legs, leg, reason=f"the rail reported {status}", now=now)
+        reason = await _failure_reason(adapter, submission) or f"the rail reported {status}"
+        await fail(session, transfer, legs, leg, reason=reason, now=now)
     else:
         transfer.next_step_at = now + timedelta(seconds=rail_poll_interval_s)
+
+
+async def _failure_reason(adapter: object, submission: Submission) -> str | None:
+    """The rail's own words for a failure, where it keeps them (a chain's revert reason)."""
+    explain = getattr(adapter, "failure_reason", None)
+    return await explain(submission) if explain is not None else None
 
 
 async def _rail_trouble(
@@ -238,7 +246,7 @@ async def settle_leg(
     else:
         await postings.complete_leg(session, transfer=transfer, leg=leg, now=now)
     lifecycle.set_leg_status(session, transfer, legs, leg, LegStatus.COMPLETED, now=now)
-    _moving(session, transfer, legs, now)
+    await _moving(session, transfer, legs, now)
     await _complete_after_last_leg(session, transfer, legs, now=now)
 
 
@@ -278,7 +286,7 @@ async def fail(
         :500
     ].strip()
     lifecycle.cancel_open_legs(legs, now=now)
-    lifecycle.set_status(session, transfer, legs, S.FAILED, now=now)
+    await lifecycle.set_status(session, transfer, legs, S.FAILED, now=now)
     if refunds.is_refund(transfer):
         await refunds.follow_refund(session, child=transfer, legs=legs, now=now)
     else:
@@ -294,9 +302,12 @@ async def leg_returned(
     reason: str,
     now: datetime,
 ) -> None:
-    """The receiving side sent a payout back: a settled payout reverses its COMPLETED
-    transfer (returns.py); one not yet settled is a failure of that leg."""
-    if leg.status == LegStatus.COMPLETED:
+    """The receiving side sent a payout back (or the payer's bank a pull): a settled one
+    reverses its COMPLETED transfer (returns.py); one not yet settled is a failure of that
+    leg."""
+    if leg.status == LegStatus.COMPLETED and leg.type == LegType.DEPOSIT_FIAT:
+        await returns.reverse_pull(session, transfer, legs, leg, reason=reason, now=now)
+    elif leg.status == LegStatus.COMPLETED:
         await returns.reverse_completed(session, transfer, legs, leg, reason=reason, now=now)
     else:
         await fail(session, transfer, legs, leg, reason=reason, now=now)
@@ -306,8 +317,8 @@ async def _complete(
     session: AsyncSession, transfer: Transfer, legs: list[TransferLeg], *, now: datetime
 ) -> None:
     if transfer.status == S.PENDING:
-        lifecycle.set_status(session, transfer, legs, S.PROCESSING, now=now)
-    lifecycle.set_status(session, transfer, legs, S.COMPLETED, now=now)
+        await lifecycle.set_status(session, transfer, legs, S.PROCESSING, now=now)
+    await lifecycle.set_status(session, transfer, legs, S.COMPLETED, now=now)
     if refunds.is_refund(transfer):
         await refunds.follow_refund(session, child=transfer, legs=legs, now=now)
     elif transfer.flow == Flow.FEE_CRYPTO:

@@ -55,8 +55,9 @@ async def set_leg_status(
     now: datetime,
 ) -> TransferWithLegs:
     """Force the current leg to COMPLETED or FAILED (the engine carries on from there),
-    or a payout leg to RETURNED: a COMPLETED transfer is REVERSED with the money credited
-    back (returns.py); a payout not yet settled fails as with FAILED."""
+    or a payout or pull leg to RETURNED: a COMPLETED transfer is REVERSED with the money
+    credited back, or for a pull taken back (returns.py); one not yet settled fails as
+    with FAILED."""
     caller.require_scope(WRITE_SCOPE)
     found = await lifecycle.load(session, caller=caller, transfer_id=transfer_id)
     transfer, legs = found.transfer, found.legs

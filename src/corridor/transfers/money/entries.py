@@ -11,6 +11,9 @@
                                                 RAIL_SETTLEMENT)
     REFUND       CLEARING → RAIL_SETTLEMENT    when a REFUND_* transfer's rail settles
     return       RAIL_SETTLEMENT → customer balance   a settled payout came back (`returned`)
+    pull return  customer balance → RAIL_SETTLEMENT   a settled pull was returned by the
+                 (SUSPENSE → RAIL_SETTLEMENT for       payer's bank (`pull_returned`)
+                 what the balance no longer has)
 
 A failed or stopped transfer unwinds the legs it completed, newest first, with the same
 amounts in the other direction (`unwind`).
@@ -148,3 +151,18 @@ def returned(*, amount: int, currency: str, to_balance_id: str) -> tuple[Movemen
     customer balance, in the currency it came back in."""
     target = Ref.balance(to_balance_id)
     return (Movement(Ref.system(RAIL_SETTLEMENT, currency), target, amount, currency),)
+
+
+def pull_returned(
+    *, taken: int, owed: int, currency: str, from_balance_id: str | None
+) -> tuple[Movement, ...]:
+    """A settled pull the payer's bank sent back (an ACH debit returned): the money never
+    arrived, so it goes back out of the customer balance that received it (`taken`); what
+    that balance no longer has is owed by the customer, carried in SUSPENSE (`owed`)."""
+    bank = Ref.system(RAIL_SETTLEMENT, currency)
+    movements = []
+    if taken and from_balance_id is not None:
+        movements.append(Movement(Ref.balance(from_balance_id), bank, taken, currency))
+    if owed:
+        movements.append(Movement(Ref.system(SUSPENSE, currency), bank, owed, currency))
+    return tuple(movements)

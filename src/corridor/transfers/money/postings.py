@@ -293,3 +293,34 @@ async def credit_return(
         description="payout returned by the receiving side",
         now=now,
     )
+
+
+async def take_back_pull(
+    session: AsyncSession,
+    *,
+    transfer: Transfer,
+    amount: int,
+    currency: str,
+    account_id: str | None,
+    now: datetime,
+) -> int:
+    """A returned pull: `amount` goes back to the bank out of `account_id` (as much as it
+    has available), the rest owed in SUSPENSE. Returns the part owed."""
+    available = 0
+    if account_id is not None:
+        available = await ledger.available_balance(
+            session, organization_id=transfer.organization_id, account_id=account_id
+        )
+    taken = max(0, min(amount, available))
+    owed = amount - taken
+    await post(
+        session,
+        transfer=transfer,
+        movements=entries.pull_returned(
+            taken=taken, owed=owed, currency=currency, from_balance_id=account_id
+        ),
+        kind=entries.ENTRY_RETURN,
+        description="pull returned by the payer's bank",
+        now=now,
+    )
+    return owed

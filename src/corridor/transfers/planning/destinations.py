@@ -5,13 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from corridor.auth.callers import Caller
 from corridor.kit.errors import NotFound
 from corridor.models.customer import Customer
-from corridor.models.party import ExternalAccount, ExternalWallet
-from corridor.parties import service as parties
+from corridor.models.party import Counterparty, ExternalAccount, ExternalWallet
 from corridor.rails.base import RailName
 from corridor.rails.beneficiaries import validate_beneficiary
 from corridor.transfers.planning.resolution import (
@@ -22,14 +19,16 @@ from corridor.transfers.planning.resolution import (
     check_currency,
     check_rail_currency,
     problem,
+    visible_row,
 )
+from corridor.transfers.repository import PlanRows
 from corridor.transfers.rules.flows import BOOK, DestinationKind, Endpoint, is_chain
 
 # --- Destination --------------------------------------------------------------------------
 
 
-async def resolve_destination(
-    session: AsyncSession,
+def resolve_destination(
+    rows: PlanRows,
     *,
     caller: Caller,
     customer: Customer,
@@ -37,11 +36,11 @@ async def resolve_destination(
     counterparty_id: str | None,
 ) -> ResolvedDestination:
     if request.get("accountId"):
-        resolved = await _balance_destination(session, caller, request, counterparty_id)
+        resolved = _balance_destination(rows, request, counterparty_id)
     elif request.get("externalAccountId"):
-        resolved = await _external_destination(session, caller, customer, request, counterparty_id)
+        resolved = _external_destination(rows, customer, request, counterparty_id)
     elif request.get("toAddress"):
-        resolved = await _address_destination(session, caller, customer, request, counterparty_id)
+        resolved = _address_destination(rows, customer, request, counterparty_id)
     else:
         raise problem("destination", "name an accountId, an externalAccountId, or a toAddress")
     return with_references(resolved, request)
@@ -55,8 +54,8 @@ def with_references(resolved: ResolvedDestination, request: dict[str, Any]) -> R
     return resolved
 
 
-async def _balance_destination(
-    session: AsyncSession, caller: Caller, request: dict[str, Any], counterparty_id: str | None
+def _balance_destination(
+    rows: PlanRows, request: dict[str, Any], counterparty_id: str | None
 ) -> ResolvedDestination:
     if request.get("externalAccountId") or request.get("toAddress"):
         raise problem("destination.accountId", "name one destination only")
@@ -66,7 +65,7 @@ async def _balance_destination(
         raise problem(
             "counterpartyId", "a balance account belongs to a customer, not a counterparty"
         )
-    account = await balance_account(session, caller, "destination", request["accountId"])
+    account = balance_account(rows, request["accountId"])
     check_currency("destination", request.get("currency"), account.currency)
     display = {
         "accountId": account.id,
@@ -81,9 +80,8 @@ async def _balance_destination(
     )
 
 
-async def _owning_counterparty(
-    session: AsyncSession,
-    caller: Caller,
+def _owning_counterparty(
+    rows: PlanRows,
     customer: Customer,
     party: ExternalAccount | ExternalWallet,
     counterparty_id: str | None,
@@ -93,9 +91,9 @@ async def _owning_counterparty(
     if party.counterparty_id is None:
         check_own_party(customer, party, counterparty_id)
         return None
-    counterparty = await parties.get_counterparty(
-        session, caller=caller, counterparty_id=party.counterparty_id, include_deleted=True
-    )
+    counterparty = rows.destination_owner
+    if counterparty is None or counterparty.id != party.counterparty_id:
+        raise NotFound(Counterparty.resource_name, party.counterparty_id)
     if counterparty.customer_id != customer.id:
         raise problem("destination.externalAccountId", "belongs to another customer's counterparty")
     if counterparty_id is not None and counterparty_id != counterparty.id:
@@ -114,26 +112,18 @@ def check_own_party(
         raise problem("counterpartyId", "the destination is the customer's own")
 
 
-async def _external_destination(
-    session: AsyncSession,
-    caller: Caller,
-    customer: Customer,
-    request: dict[str, Any],
-    counterparty_id: str | None,
+def _external_destination(
+    rows: PlanRows, customer: Customer, request: dict[str, Any], counterparty_id: str | None
 ) -> ResolvedDestination:
     if request.get("toAddress"):
         raise problem("destination.toAddress", "name one destination only")
     party_id = request["externalAccountId"]
     if party_id.startswith("ewa_"):
-        wallet = await parties.get_external_wallet(
-            session, caller=caller, external_wallet_id=party_id
-        )
-        owner = await _owning_counterparty(session, caller, customer, wallet, counterparty_id)
+        wallet = visible_row(rows.wallets, ExternalWallet, party_id)
+        owner = _owning_counterparty(rows, customer, wallet, counterparty_id)
         return _wallet_destination(request, wallet, owner)
-    external = await parties.get_external_account(
-        session, caller=caller, external_account_id=party_id
-    )
-    owner = await _owning_counterparty(session, caller, customer, external, counterparty_id)
+    external = visible_row(rows.external_accounts, ExternalAccount, party_id)
+    owner = _owning_counterparty(rows, customer, external, counterparty_id)
     return bank_destination(request, external, owner)
 
 
@@ -196,12 +186,8 @@ def _wallet_destination(
     )
 
 
-async def _address_destination(
-    session: AsyncSession,
-    caller: Caller,
-    customer: Customer,
-    request: dict[str, Any],
-    counterparty_id: str | None,
+def _address_destination(
+    rows: PlanRows, customer: Customer, request: dict[str, Any], counterparty_id: str | None
 ) -> ResolvedDestination:
     rail, code = request.get("paymentRail"), request.get("currency")
     if rail is None or not is_chain(rail):
@@ -213,9 +199,9 @@ async def _address_destination(
     if problems:
         raise problem("destination.toAddress", problems[0].partition(": ")[2] or problems[0])
     if counterparty_id is not None:
-        counterparty = await parties.get_counterparty(
-            session, caller=caller, counterparty_id=counterparty_id
-        )
+        counterparty = rows.counterparty
+        if counterparty is None or counterparty.id != counterparty_id:
+            raise NotFound(Counterparty.resource_name, counterparty_id)
         if counterparty.customer_id != customer.id:
             raise NotFound("counterparty", counterparty_id)
     display = {

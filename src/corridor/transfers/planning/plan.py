@@ -14,16 +14,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from corridor.auth.callers import Caller
 from corridor.customers import service as customers
 from corridor.kit import fx
-from corridor.kit.db import get_kept
 from corridor.kit.errors import InvalidState, NotFound, ValidationFailed
 from corridor.kit.ids import new_id
 from corridor.kit.money import MoneyError, parse_minor_units
 from corridor.models.customer import Customer
-from corridor.models.organization import Organization
 from corridor.models.transfer import Transfer, TransferLeg
 from corridor.organizations.configuration import Configuration, from_document
 from corridor.rails.base import RailName
 from corridor.rails.registry import adapter_for
+from corridor.transfers import repository
 from corridor.transfers.planning.destinations import resolve_destination
 from corridor.transfers.planning.resolution import ResolvedDestination, ResolvedSource
 from corridor.transfers.planning.sources import resolve_source
@@ -110,6 +109,50 @@ def effective_fee(
     return None if fee.is_zero else fee
 
 
+def plan_names(
+    customer_id: str,
+    source_request: dict[str, Any],
+    destination_request: dict[str, Any],
+    counterparty_id: str | None,
+) -> repository.PlanNames:
+    """The rows a plan of these requests reads (the Load's names)."""
+    accounts = [source_request.get("accountId"), destination_request.get("accountId")]
+    externals = [source_request.get("externalAccountId")]
+    wallets: list[Any] = []
+    destination_party = destination_request.get("externalAccountId")
+    if isinstance(destination_party, str):
+        (wallets if destination_party.startswith("ewa_") else externals).append(destination_party)
+    refund = source_request.get("refundAccountId")
+    if isinstance(refund, str):
+        (wallets if refund.startswith("ewa_") else externals).append(refund)
+
+    def ids(found: list[Any]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(item for item in found if isinstance(item, str) and item))
+
+    return repository.PlanNames(
+        customer_id=customer_id,
+        balance_accounts=ids(accounts),
+        external_accounts=ids(externals),
+        wallets=ids(wallets),
+        counterparty_id=counterparty_id if destination_request.get("toAddress") else None,
+        destination_party=destination_party if isinstance(destination_party, str) else None,
+    )
+
+
+async def load(
+    session: AsyncSession,
+    caller: Caller,
+    *,
+    customer_id: str,
+    source_request: dict[str, Any],
+    destination_request: dict[str, Any],
+    counterparty_id: str | None,
+) -> repository.PlanRows:
+    """The Load of a plan: every row it reads, in one statement."""
+    names = plan_names(customer_id, source_request, destination_request, counterparty_id)
+    return await repository.plan_rows(session, caller, names)
+
+
 async def make_plan(
     session: AsyncSession,
     *,
@@ -123,17 +166,54 @@ async def make_plan(
     fee: fees.DeveloperFee | None,
     lock: fx.Lock | None = None,
 ) -> Plan:
-    check_positive(amount_minor)
-    source = await resolve_source(
+    """Load what the requests name, then `plan_from` (quotes and fixed routes plan so)."""
+    rows = await load(
         session,
+        caller,
+        customer_id=customer.id,
+        source_request=source_request,
+        destination_request=destination_request,
+        counterparty_id=counterparty_id,
+    )
+    return plan_from(
+        rows,
+        caller=caller,
+        customer=customer,
+        source_request=source_request,
+        destination_request=destination_request,
+        amount_minor=amount_minor,
+        amount_currency=amount_currency,
+        counterparty_id=counterparty_id,
+        fee=fee,
+        lock=lock,
+    )
+
+
+def plan_from(
+    rows: repository.PlanRows,
+    *,
+    caller: Caller,
+    customer: Customer,
+    source_request: dict[str, Any],
+    destination_request: dict[str, Any],
+    amount_minor: int,
+    amount_currency: str,
+    counterparty_id: str | None,
+    fee: fees.DeveloperFee | None,
+    lock: fx.Lock | None = None,
+) -> Plan:
+    """Resolve both ends on the loaded rows and price the legs (pure)."""
+    check_positive(amount_minor)
+    source = resolve_source(
+        rows,
         caller=caller,
         customer=customer,
         request=source_request,
         amount_currency=amount_currency,
     )
     check_currency(amount_currency, source)
-    destination = await resolve_destination(
-        session,
+    destination = resolve_destination(
+        rows,
         caller=caller,
         customer=customer,
         request=destination_request,
@@ -261,6 +341,15 @@ async def active_customer(
     return customer
 
 
+def loaded_customer(rows: repository.PlanRows, customer_id: str) -> Customer:
+    """`active_customer` on the Load's row (`customer_id`: `wanted_customer`'s answer)."""
+    customer = rows.customer
+    if customer is None or customer.id != customer_id:
+        raise NotFound(Customer.resource_name, customer_id)
+    check_active(customer)
+    return customer
+
+
 def wanted_customer(caller: Caller, customer_id: str | None) -> str:
     """The id of the customer a transfer is for: the body's, or the caller's own."""
     wanted = customer_id or caller.customer_id
@@ -280,9 +369,23 @@ def check_active(customer: Customer) -> None:
 
 
 async def configuration_of(session: AsyncSession, organization_id: str) -> Configuration:
-    organization = await get_kept(session, Organization, organization_id)
+    organization = await repository.organization(session, organization_id)
     assert organization is not None
     return from_document(organization.configuration)
+
+
+async def load_for(
+    session: AsyncSession, caller: Caller, transfer: Transfer, counterparty_id: str | None
+) -> repository.PlanRows:
+    """The Load of a draft's plan, from what it stores."""
+    return await load(
+        session,
+        caller,
+        customer_id=transfer.customer_id,
+        source_request=transfer.source_request,
+        destination_request=transfer.destination_request,
+        counterparty_id=counterparty_id,
+    )
 
 
 async def replan(
@@ -295,11 +398,27 @@ async def replan(
     lock: fx.Lock | None,
     now: datetime,
 ) -> list[TransferLeg]:
+    """Load, then `replan_from` (quotes replan so)."""
+    rows = await load_for(session, caller, transfer, counterparty_id)
+    return replan_from(rows, caller, customer, transfer, counterparty_id, lock=lock, now=now)
+
+
+def replan_from(
+    rows: repository.PlanRows,
+    caller: Caller,
+    customer: Customer,
+    transfer: Transfer,
+    counterparty_id: str | None,
+    *,
+    lock: fx.Lock | None,
+    now: datetime,
+) -> list[TransferLeg]:
     """Resolve, price and write the draft's plan from what it stores (at `lock`, the rate
-    its quote locked, when it has one: plugins.RateLocks.lock_of); its new legs."""
-    configuration = await configuration_of(session, caller.organization_id)
-    plan = await make_plan(
-        session,
+    its quote locked, when it has one: plugins.RateLocks.lock_of) on the loaded rows;
+    its new legs."""
+    configuration = from_document(rows.organization.configuration)
+    plan = plan_from(
+        rows,
         caller=caller,
         customer=customer,
         source_request=transfer.source_request,

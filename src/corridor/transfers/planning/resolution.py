@@ -3,24 +3,24 @@ accounts, wallets and parties they name, whether the customer may use them, and 
 objects the API shows (2.3, 2.4). This module holds what both sides share.
 
 The request shapes are dictionaries with the API's camelCase names (what the client sent,
-merged across PATCHes); resolution reads the rows they point at through the accounts
-and parties services, so a caller only ever reaches what it may see.
+merged across PATCHes). Resolution is pure: it reads the rows they point at from the
+request's one Load (`repository.plan_rows`, each row as its domain's visible statement
+shows it to the caller), so a caller only ever reaches what it may see.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
-from corridor.accounts import service as accounts
-from corridor.auth.callers import Caller
 from corridor.kit.errors import NotFound, ValidationFailed
 from corridor.models.ledger import LedgerAccount
 from corridor.rails.base import RailName, currencies_for
+from corridor.transfers.repository import PlanRows
 from corridor.transfers.rules.flows import Endpoint
 
+Row = TypeVar("Row")
 PULL_RAILS = frozenset({RailName.ACH.value, RailName.ACH_SAME_DAY.value})
 ACTIVE = "ACTIVE"
 # Destination fields forwarded to the rail as references (never remarks or internalRemarks).
@@ -77,10 +77,17 @@ def only_fields(path: str, request: dict[str, Any], allowed: set[str], what: str
         raise problem(f"{path}.{extra[0]}", f"not allowed with {what}")
 
 
-async def balance_account(
-    session: AsyncSession, caller: Caller, path: str, account_id: str
-) -> LedgerAccount:
-    try:
-        return await accounts.get_account(session, caller=caller, account_id=account_id)
-    except NotFound:
-        raise NotFound("account", account_id) from None
+def visible_row(found: Mapping[str, Row], model: Any, identifier: str) -> Row:
+    """The row the Load found for `identifier`, or the 404 its get-by-id would answer
+    (kit.db.get_visible: not visible to the caller, of the wrong kind, or malformed)."""
+    row = found.get(identifier)
+    if row is None:
+        raise NotFound(model.resource_name, identifier)
+    return row
+
+
+def balance_account(rows: PlanRows, account_id: str) -> LedgerAccount:
+    found = rows.balance_accounts.get(account_id)
+    if found is None:
+        raise NotFound("account", account_id)
+    return found

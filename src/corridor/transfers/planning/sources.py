@@ -5,14 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from corridor.auth.callers import Caller
 from corridor.kit.errors import Forbidden
 from corridor.models.customer import Customer
 from corridor.models.ledger import LedgerAccount
 from corridor.models.party import ExternalAccount, ExternalWallet
-from corridor.parties import service as parties
 from corridor.transfers.planning.resolution import (
     ACTIVE,
     PULL_RAILS,
@@ -22,14 +19,16 @@ from corridor.transfers.planning.resolution import (
     check_rail_currency,
     only_fields,
     problem,
+    visible_row,
 )
+from corridor.transfers.repository import PlanRows
 from corridor.transfers.rules.flows import BOOK, Endpoint, SourceKind, is_chain
 
 # --- Source -------------------------------------------------------------------------------
 
 
-async def resolve_source(
-    session: AsyncSession,
+def resolve_source(
+    rows: PlanRows,
     *,
     caller: Caller,
     customer: Customer,
@@ -38,17 +37,17 @@ async def resolve_source(
 ) -> ResolvedSource:
     if request.get("accountId"):
         check_balance_request(request)
-        account = await balance_account(session, caller, "source", request["accountId"])
+        account = balance_account(rows, request["accountId"])
         return balance_source(customer, account, request)
     if caller.account_ids is not None:
         raise Forbidden("This credential may only send from its own balance accounts")
     if request.get("externalAccountId"):
-        resolved = await _pull_source(session, caller, customer, request)
+        resolved = _pull_source(rows, customer, request)
     else:
         resolved = _deposit_source(request, amount_currency)
     refund_account_id = request.get("refundAccountId")
     if refund_account_id:
-        await _check_refund_account(session, caller, customer, refund_account_id)
+        _check_refund_account(rows, customer, refund_account_id)
         resolved.display["refundAccountId"] = refund_account_id
     resolved.refund_known = bool(
         refund_account_id
@@ -87,9 +86,7 @@ def balance_source(
     )
 
 
-async def _pull_source(
-    session: AsyncSession, caller: Caller, customer: Customer, request: dict[str, Any]
-) -> ResolvedSource:
+def _pull_source(rows: PlanRows, customer: Customer, request: dict[str, Any]) -> ResolvedSource:
     allowed = {"externalAccountId", "currency", "paymentRail", "refundAccountId"}
     only_fields("source", request, allowed, "source.externalAccountId")
     rail = request.get("paymentRail")
@@ -97,9 +94,7 @@ async def _pull_source(
         raise problem(
             "source.paymentRail", "a pull from a bank account goes over ACH or ACH_SAME_DAY"
         )
-    external = await parties.get_external_account(
-        session, caller=caller, external_account_id=request["externalAccountId"]
-    )
+    external = visible_row(rows.external_accounts, ExternalAccount, request["externalAccountId"])
     if external.customer_id != customer.id:
         raise problem("source.externalAccountId", "must be a bank account of the customer itself")
     if external.status != ACTIVE:
@@ -163,18 +158,12 @@ def _deposit_source(request: dict[str, Any], amount_currency: str) -> ResolvedSo
     )
 
 
-async def _check_refund_account(
-    session: AsyncSession, caller: Caller, customer: Customer, refund_account_id: str
-) -> None:
+def _check_refund_account(rows: PlanRows, customer: Customer, refund_account_id: str) -> None:
     party: ExternalAccount | ExternalWallet
     if refund_account_id.startswith("ewa_"):
-        party = await parties.get_external_wallet(
-            session, caller=caller, external_wallet_id=refund_account_id
-        )
+        party = visible_row(rows.wallets, ExternalWallet, refund_account_id)
     else:
-        party = await parties.get_external_account(
-            session, caller=caller, external_account_id=refund_account_id
-        )
+        party = visible_row(rows.external_accounts, ExternalAccount, refund_account_id)
     if party.customer_id != customer.id:
         raise problem(
             "source.refundAccountId", "must be an account or wallet of the customer itself"

@@ -17,12 +17,13 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from corridor.kit.money import CURRENCIES, to_decimal_string
 from corridor.models.transfer import Transfer, TransferLeg
 from corridor.transfers import lifecycle, repository
 from corridor.transfers.money import postings
 from corridor.transfers.money.entries import RAIL_SETTLEMENT, Ref
 from corridor.transfers.returns import refunds
-from corridor.transfers.rules.flows import PAYOUT_LEGS, SYSTEM_FLOWS
+from corridor.transfers.rules.flows import PAYOUT_LEGS, SYSTEM_FLOWS, LegType
 from corridor.transfers.rules.states import LegStatus, TransferStatus
 
 reason_chars_max = 500
@@ -32,10 +33,10 @@ def returnable_problem(transfer: Transfer, leg: TransferLeg) -> str | None:
     """Why this leg cannot be returned, or None when it can."""
     if transfer.flow in SYSTEM_FLOWS:
         return f"a {transfer.flow} transfer is made by Corridor and cannot be returned"
-    if leg.type not in PAYOUT_LEGS:
+    if leg.type not in PAYOUT_LEGS and leg.type != LegType.DEPOSIT_FIAT:
         return (
             f"leg {leg.id} is {leg.type}; only a payout leg (PAYOUT_FIAT or "
-            "WITHDRAW_CRYPTO) can be returned"
+            "WITHDRAW_CRYPTO) or a pull (DEPOSIT_FIAT) can be returned"
         )
     return None
 
@@ -92,4 +93,40 @@ async def reverse_completed(
     transfer.returned_to_account_id = account_id
     transfer.returned_at = now
     transfer.system_remark = f"Payout returned ({reason}): {shown} {where}"[:reason_chars_max]
-    lifecycle.set_status(session, transfer, legs, TransferStatus.REVERSED, now=now)
+    await lifecycle.set_status(session, transfer, legs, TransferStatus.REVERSED, now=now)
+
+
+async def reverse_pull(
+    session: AsyncSession,
+    transfer: Transfer,
+    legs: list[TransferLeg],
+    leg: TransferLeg,
+    *,
+    reason: str,
+    now: datetime,
+) -> None:
+    """COMPLETED → REVERSED for a settled pull the payer's bank returned (R01, R02, …):
+    the pulled amount never arrived, so it leaves the balance it was credited to (the
+    destination when in that currency, else the customer's balance in it); what that
+    balance no longer has is owed by the customer (SUSPENSE), said in `systemRemark`.
+    `returnedToAccountId` stays null: nothing came back to a balance."""
+    assert leg.status == LegStatus.COMPLETED and leg.type == LegType.DEPOSIT_FIAT
+    lifecycle.require_status(transfer, {TransferStatus.COMPLETED}, "reversed by a return")
+    amount, currency = leg.input_amount, leg.input_currency
+    if transfer.destination_account_id is not None and transfer.destination_currency == currency:
+        account_id: str | None = transfer.destination_account_id
+    else:
+        account_id = await _return_account(session, transfer, currency)
+    owed = await postings.take_back_pull(
+        session, transfer=transfer, amount=amount, currency=currency, account_id=account_id, now=now
+    )
+    exponent = CURRENCIES[currency].exponent
+    shown = f"{to_decimal_string(amount, exponent)} {currency}"
+    where = f"taken back from balance account {account_id}" if account_id else "taken back"
+    if owed:
+        where += (
+            f"; {to_decimal_string(owed, exponent)} {currency} it no longer had is owed (SUSPENSE)"
+        )
+    transfer.returned_at = now
+    transfer.system_remark = f"Pull returned ({reason}): {shown} {where}"[:reason_chars_max]
+    await lifecycle.set_status(session, transfer, legs, TransferStatus.REVERSED, now=now)

@@ -34,6 +34,13 @@ class TransferStatus(StrEnum):
     REVERSED = "REVERSED"
 
 
+# Transfers in these states moved no money of an agent's, so they never count toward its
+# spend (agents/spend.py; the counters of transfers/spending.py).
+SPEND_UNCOUNTED = frozenset(
+    {TransferStatus.DRAFT, TransferStatus.FAILED, TransferStatus.CANCELLED, TransferStatus.REVERSED}
+)
+
+
 class LegStatus(StrEnum):
     PENDING = "PENDING"
     PROCESSING = "PROCESSING"

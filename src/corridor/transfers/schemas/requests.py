@@ -155,7 +155,11 @@ class TransferCreate(_TransferFields):
 
 class TransferUpdate(_TransferFields):
     """Every field optional; `source` and `destination` are merged into the draft's (a
-    field sent as null is removed). Only a DRAFT can be updated."""
+    field sent as null is removed), except that naming another kind of end (`accountId`,
+    `externalAccountId`, `toAddress`) replaces the old one with its `currency` and
+    `paymentRail`, and a new `paymentRail` drops the references of the old rail
+    (`achReference`, `wireMessage`, …) unless they are sent again. Only a DRAFT can be
+    updated."""
 
     model_config = ConfigDict(
         json_schema_extra={

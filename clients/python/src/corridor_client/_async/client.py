@@ -17,6 +17,7 @@ from corridor_client._async.resources.assistant import AsyncAssistant
 from corridor_client._async.resources.bank_files import AsyncBankFiles
 from corridor_client._async.resources.customers import AsyncCustomers, AsyncTermsOfService
 from corridor_client._async.resources.documents import AsyncDocuments
+from corridor_client._async.resources.oauth_grants import AsyncOAuthGrants
 from corridor_client._async.resources.organizations import (
     AsyncApiKeys,
     AsyncConsoleSessions,
@@ -27,6 +28,7 @@ from corridor_client._async.resources.parties import (
     AsyncExternalAccounts,
     AsyncExternalWallets,
 )
+from corridor_client._async.resources.reconciliation import AsyncReconciliation
 from corridor_client._async.resources.sandbox import AsyncSandbox
 from corridor_client._async.resources.tool_confirmations import AsyncToolConfirmations
 from corridor_client._async.resources.transfers import (
@@ -90,9 +92,11 @@ class AsyncCorridor:
         self.agents = AsyncAgents(transport)
         self.webhooks = AsyncWebhooks(transport)
         self.bank_files = AsyncBankFiles(transport)
+        self.reconciliation = AsyncReconciliation(transport)
         self.sandbox = AsyncSandbox(transport)
         self.assistant = AsyncAssistant(transport)
         self.tool_confirmations = AsyncToolConfirmations(transport)
+        self.oauth_grants = AsyncOAuthGrants(transport)
 
     @property
     def base_url(self) -> str:

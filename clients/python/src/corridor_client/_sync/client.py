@@ -20,6 +20,7 @@ from corridor_client._sync.resources.assistant import Assistant
 from corridor_client._sync.resources.bank_files import BankFiles
 from corridor_client._sync.resources.customers import Customers, TermsOfService
 from corridor_client._sync.resources.documents import Documents
+from corridor_client._sync.resources.oauth_grants import OAuthGrants
 from corridor_client._sync.resources.organizations import (
     ApiKeys,
     ConsoleSessions,
@@ -30,6 +31,7 @@ from corridor_client._sync.resources.parties import (
     ExternalAccounts,
     ExternalWallets,
 )
+from corridor_client._sync.resources.reconciliation import Reconciliation
 from corridor_client._sync.resources.sandbox import Sandbox
 from corridor_client._sync.resources.tool_confirmations import ToolConfirmations
 from corridor_client._sync.resources.transfers import (
@@ -92,9 +94,11 @@ class Corridor:
         self.agents = Agents(transport)
         self.webhooks = Webhooks(transport)
         self.bank_files = BankFiles(transport)
+        self.reconciliation = Reconciliation(transport)
         self.sandbox = Sandbox(transport)
         self.assistant = Assistant(transport)
         self.tool_confirmations = ToolConfirmations(transport)
+        self.oauth_grants = OAuthGrants(transport)
 
     @property
     def base_url(self) -> str:

@@ -1,4 +1,5 @@
-"""Endpoint URLs: what may be a webhook destination, and the SSRF guard (API.md section 7).
+"""Outbound URLs: the SSRF guard for every request Corridor sends to an address someone else
+chose (webhook endpoints, API.md section 7; OAuth client ID metadata documents, docs/mcp.md).
 
 Production takes https only, and refuses every address that is not public: private,
 loopback, link-local (cloud metadata), shared/CGNAT, unique-local, multicast, reserved,
@@ -36,7 +37,8 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class UrlRefused(ValueError):
-    """The URL may not receive webhooks; the message says why, for the API client."""
+    """The URL may not be requested (a webhook sent to it, a document fetched from it); the
+    message says why, for the API client."""
 
 
 class HostNotResolved(OSError):
@@ -166,7 +168,7 @@ def _literal_address(host: str) -> IPAddress | None:
 
 
 def address_problem(address: IPAddress, *, sandbox: bool) -> str | None:
-    """Why an address may not receive webhooks, or None when it may."""
+    """Why an address may not be requested, or None when it may."""
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         return address_problem(address.ipv4_mapped, sandbox=sandbox)
     if isinstance(address, ipaddress.IPv6Address) and address in _NAT64:

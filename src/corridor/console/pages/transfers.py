@@ -4,7 +4,6 @@ timeline, rail references, fees, FX, its events and their webhook deliveries).""
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
 
 from fastapi import Response
 
@@ -156,16 +155,18 @@ async def transfer_detail(transfer_id: str, console: ConsolePage) -> Response:
         messages=messages,
         deliveries=deliveries,
         submitted_by=view.found.transfer.submitted_by,
-        actors=await actor_names(console) if _actor_ids(transfer, view.found.transfer) else {},
+        actors=(
+            await actor_names(console)
+            if _names_anyone(transfer, view.found.transfer.submitted_by)
+            else {}
+        ),
         settled_at=_settled_at(transfer),
     )
 
 
-def _actor_ids(transfer: TransferRead, row: Any) -> bool:
+def _names_anyone(transfer: TransferRead, submitted_by: str | None) -> bool:
     """Whether the page names anyone (so the names are read only when needed)."""
-    return bool(
-        row.submitted_by or transfer.cancellation or transfer.review or transfer.authorization
-    )
+    return bool(submitted_by or transfer.cancellation or transfer.review or transfer.authorization)
 
 
 def _settled_at(transfer: TransferRead) -> datetime | None:

@@ -117,3 +117,78 @@ async def test_bad_messages_and_unknown_threads(app, owner):
         page = await browser.get(sly)
         assert "<script>alert(1)</script>" not in page.text
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page.text
+
+
+async def test_while_a_write_waits_the_box_says_why_and_a_message_is_never_lost(app, owner):
+    async with console_browser(app, owner.tenant) as browser:
+        thread = await _thread(browser)
+        await post_form(browser, thread, f"{thread}/messages", {"text": _send(owner)})
+        await drive(app)
+        waiting = await browser.get(thread)
+        assert "pending confirmation" in waiting.text
+        composer = re.search(r"<textarea[^>]*>", waiting.text)
+        assert composer and "disabled" in composer.group(0)
+        assert "Waiting for you: approve or reject the proposed write above" in waiting.text
+        cancel = re.search(
+            r'action="(/console/assistant/runs/(run_[0-9a-z]+)/cancel)"', waiting.text
+        )
+        assert cancel, "a Cancel button while the write waits"
+
+        # A message sent anyway (an old tab) comes back in the box, inside the console.
+        text = "yes, send it"
+        refused = await post_form(browser, thread, f"{thread}/messages", {"text": text})
+        assert refused.status_code == 409
+        assert "Not sent: Run " in refused.text and "awaiting_confirmation" in refused.text
+        assert f">{text}</textarea>" in refused.text
+        assert 'href="/console/transfers"' in refused.text  # the layout, not a bare page
+
+        cancelled = await browser.post(cancel.group(1), data={"csrf_token": csrf_of(waiting.text)})
+        assert cancelled.status_code == 303
+        assert cancelled.headers["location"] == f"{thread}?done=assistant-cancelled"
+        after = await browser.get(cancelled.headers["location"])
+        assert "Cancelled: the waiting write will not run." in after.text
+        composer = re.search(r"<textarea[^>]*>", after.text)
+        assert composer and "disabled" not in composer.group(0)
+        assert "/cancel" not in after.text
+        assert "cancelled" in after.text  # the tool call's card says so
+        again = await post_form(browser, thread, f"{thread}/messages", {"text": text})
+        assert again.status_code == 303
+        listed = await owner.client.get("/v1/transfers", params={"customerId": owner.customer.id})
+        assert listed.json()["data"] == []
+
+
+async def test_a_refused_message_keeps_its_text(app, owner):
+    async with console_browser(app, owner.tenant) as browser:
+        thread = await _thread(browser)
+        long = "x" * 8001
+        refused = await post_form(browser, thread, f"{thread}/messages", {"text": long})
+        assert refused.status_code == 422
+        assert f">{long}</textarea>" in refused.text
+        assert "Not sent:" in refused.text and 'href="/console/transfers"' in refused.text
+
+
+async def test_threads_from_an_api_key_show_once_shared_labelled_by_the_key(app, owner):
+    private = await owner.client.post("/v1/assistant/threads", json={"title": "Key private"})
+    shared = await owner.client.post(
+        "/v1/assistant/threads", json={"title": "Key shared", "visibility": "organization"}
+    )
+    assert private.status_code == 201 and shared.status_code == 201, shared.text
+    keys = (await owner.client.get("/v1/api-keys")).json()["data"]
+    async with console_browser(app, owner.tenant) as browser:
+        mine = await _thread(browser, "Console own")
+        listed = await browser.get("/console/assistant")
+        assert "Key shared" in listed.text and "Console own" in listed.text
+        assert "Key private" not in listed.text
+        assert "private to that key until it is shared" in listed.text  # why one is missing
+        assert any(f"started by API key “{key['name']}”" in listed.text for key in keys)
+        assert "started by you" in listed.text
+        only = await browser.get("/console/assistant?whose=mine")
+        assert "Showing threads you started." in only.text
+        assert "Console own" in only.text and "Key shared" not in only.text
+        # Someone else's shared thread opens read-only: no box to write in.
+        other = re.search(
+            r'href="(/console/assistant/thr_[0-9a-z]+)"[^>]*>\s*Key shared', listed.text
+        )
+        assert other and other.group(1) != mine
+        opened = await browser.get(other.group(1))
+        assert opened.status_code == 200 and "<textarea" not in opened.text

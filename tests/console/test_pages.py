@@ -294,3 +294,58 @@ async def test_forms_of_a_polled_queue_come_back_to_the_whole_page(app, owner):
         assert 'name="back" value="/console/approvals"' in rows.text
         reviews = await browser.get("/console/reviews/rows", headers={"HX-Request": "true"})
         assert reviews.status_code == 200 and "<html" not in reviews.text
+
+
+async def test_a_completed_transfer_says_when_it_settled_and_who_submitted_it(app, owner):
+    transfer = await create(
+        owner.client,
+        {**owner.payment(2_500), "customerId": owner.customer.id, "confirm": True},
+    )
+    for leg in transfer["legs"]:
+        forced = await owner.client.post(
+            f"/v1/sandbox/transfers/{transfer['id']}/legs/{leg['id']}/status",
+            json={"status": "COMPLETED"},
+        )
+        assert forced.status_code == 200, forced.text
+    assert (await fetch(owner.client, transfer["id"]))["status"] == "COMPLETED"
+    key = (await owner.client.get("/v1/api-keys")).json()["data"]
+    async with console_browser(app, owner.tenant) as browser:
+        detail = await browser.get(f"/console/transfers/{transfer['id']}")
+        assert detail.status_code == 200
+        assert "Settled at" in detail.text and "Settles about" not in detail.text
+        submitted = re.search(r"<dt>Submitted by</dt><dd>(.*?)</dd>", detail.text)
+        assert submitted, detail.text
+        names = {f"API key “{k['name']}”" for k in key}
+        assert any(name in submitted.group(1) for name in names), submitted.group(1)
+        # No endpoint is subscribed: the events say so plainly, no red badge.
+        assert "transfer.created" in detail.text
+        assert "not sent: no endpoint subscribed" in detail.text
+        assert "CANCELED" not in detail.text
+
+
+async def test_an_authorized_transfer_names_the_people(app, owner):
+    async with client_for(app, bearer(await console_token(owner.tenant))) as console_api:
+        await console_api.patch(
+            "/v1/organizations/current/configuration",
+            json={"transferAuthorizationThreshold": amount("USD", 5_000)},
+        )
+        transfer = await create(
+            console_api,
+            {**owner.payment(9_000), "customerId": owner.customer.id, "confirm": True},
+        )
+    await second_console_user(app, owner.tenant)
+    async with client_for(app) as second:
+        email = f"second-{owner.tenant.organization_id}@example.com"
+        assert (await sign_in(second, email, "correct horse battery")).status_code == 303
+        answer = await post_form(
+            second,
+            "/console/authorizations",
+            f"/console/transfers/{transfer['id']}/authorize",
+            {"decision": "APPROVE"},
+        )
+        assert answer.status_code == 303, answer.text
+        detail = await second.get(f"/console/transfers/{transfer['id']}")
+    submitted = re.search(r"<dt>Submitted by</dt><dd>(.*?)</dd>", detail.text)
+    assert submitted and owner.tenant.console_email in submitted.group(1)
+    assert f"by {email}" in detail.text
+    assert "Settles about" in detail.text or "Settled at" not in detail.text

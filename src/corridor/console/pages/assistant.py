@@ -7,17 +7,20 @@ service."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from fastapi import Response
 
 from corridor.assistant import confirmations
 from corridor.assistant import service as assistant
 from corridor.assistant.rules import RunStatus, ThreadStatus
 from corridor.assistant.schemas import AssistantMessageCreate, AssistantMessageRead, ThreadCreate
+from corridor.console.actors import actor_names
 from corridor.console.forms import parse_form
 from corridor.console.layout import notice, page
 from corridor.console.routing import console_router, redirect
 from corridor.console.session import Console, ConsolePage
-from corridor.kit.errors import ValidationFailed
+from corridor.kit.errors import CorridorError, ValidationFailed
 from corridor.kit.pagination import PageRequest
 
 router = console_router()
@@ -29,16 +32,42 @@ messages_shown_max = 50
 SENT = notice("assistant-sent", "Sent: the assistant is answering.")
 CONFIRMED = notice("assistant-confirmed", "Approved: the assistant carried it out.")
 REFUSED = notice("assistant-refused", "Refused: nothing was changed.")
+CANCELLED = notice("assistant-cancelled", "Cancelled: the waiting write will not run.")
 
 
-async def _threads(console: Console) -> list[assistant.ThreadView]:
+@dataclass(frozen=True, slots=True)
+class ThreadList:
+    """The side panel: the threads shown, who started each, and which filter is on
+    (`mine`: only the signed-in user's; otherwise every thread the user may see, the
+    organization's shared ones from any credential included)."""
+
+    views: list[assistant.ThreadView]
+    starters: dict[str, str]
+    mine_only: bool
+
+
+async def _threads(console: Console) -> ThreadList:
+    mine_only = console.request.query_params.get("whose") == "mine"
     found = await assistant.list_threads(
         console.session,
         caller=console.caller,
         status=ThreadStatus.ACTIVE,
         page=PageRequest(limit=threads_shown_max, cursor=None),
     )
-    return found.items
+    views = found.items
+    if mine_only:
+        views = [view for view in views if view.thread.user_id == console.caller.actor_id]
+    others = any(view.thread.user_id != console.caller.actor_id for view in views)
+    names = await actor_names(console) if others else {}
+    starters = {
+        view.thread.id: (
+            "you"
+            if view.thread.user_id == console.caller.actor_id
+            else names.get(view.thread.user_id, view.thread.user_id)
+        )
+        for view in views
+    }
+    return ThreadList(views, starters, mine_only)
 
 
 @router.get("/assistant")
@@ -60,8 +89,15 @@ async def new_thread(console: ConsolePage) -> Response:
     return redirect(console.request, f"/console/assistant/{thread.id}")
 
 
-@router.get("/assistant/{thread_id}")
-async def thread_page(thread_id: str, console: ConsolePage) -> Response:
+async def _thread_page(
+    console: Console,
+    thread_id: str,
+    *,
+    draft: str = "",
+    refusal: CorridorError | None = None,
+) -> Response:
+    """One thread's page. After a refused message the page comes back with the text kept
+    in the box and the refusal above it (`draft`, `refusal`), with the refusal's status."""
     thread = await assistant.get_thread(console.session, caller=console.caller, thread_id=thread_id)
     found = await assistant.list_messages(
         console.session,
@@ -71,38 +107,68 @@ async def thread_page(thread_id: str, console: ConsolePage) -> Response:
     )
     messages = [AssistantMessageRead.of(message) for message in reversed(found.items)]
     # The thread's latest run: followed live while it works (not while it waits for a
-    # confirmation: the card is on the page then).
+    # confirmation: the card is on the page then, and the box waits with it).
     run = None
     latest_run_id = next((m.run_id for m in reversed(messages) if m.run_id), None)
     if latest_run_id is not None:
         run = await assistant.get_run(console.session, caller=console.caller, run_id=latest_run_id)
     live = run is not None and run.status in (RunStatus.QUEUED, RunStatus.RUNNING)
+    awaiting = run is not None and run.status == RunStatus.AWAITING_CONFIRMATION
     return page(
         console,
         "assistant/panel.html",
+        status=refusal.status if refusal is not None else 200,
+        here=f"/console/assistant/{thread.id}",
         threads=await _threads(console),
         thread=thread,
         messages=messages,
         older=found.has_more,
         run=run,
         live=live,
+        awaiting=awaiting,
+        draft=draft,
+        refusal=refusal,
         is_owner=thread.user_id == console.caller.actor_id,
     )
 
 
+@router.get("/assistant/{thread_id}")
+async def thread_page(thread_id: str, console: ConsolePage) -> Response:
+    return await _thread_page(console, thread_id)
+
+
 @router.post("/assistant/{thread_id}/messages")
 async def send_message(thread_id: str, console: ConsolePage) -> Response:
-    body = parse_form(AssistantMessageCreate, {"text": console.form.get("text")})
-    await assistant.post_message(
-        console.session,
-        caller=console.caller,
-        thread_id=thread_id,
-        text=body.text,
-        settings=console.settings,
-        now=console.now(),
-    )
+    text = console.form.get("text") or ""
+    try:
+        body = parse_form(AssistantMessageCreate, {"text": text})
+        await assistant.post_message(
+            console.session,
+            caller=console.caller,
+            thread_id=thread_id,
+            text=body.text,
+            settings=console.settings,
+            now=console.now(),
+        )
+    except CorridorError as refused:
+        if refused.status not in (409, 422):  # not found, not allowed: the error page
+            raise
+        # The message is never lost: the thread comes back with the text in the box.
+        await console.session.rollback()
+        return await _thread_page(console, thread_id, draft=text, refusal=refused)
     await console.commit()
     return redirect(console.request, f"/console/assistant/{thread_id}?done={SENT}")
+
+
+@router.post("/assistant/runs/{run_id}/cancel")
+async def cancel_run(run_id: str, console: ConsolePage) -> Response:
+    """The API's own cancel (POST /v1/assistant/runs/{id}/cancel): a write waiting for
+    confirmation never runs, and the thread takes messages again."""
+    run = await assistant.cancel_run(
+        console.session, caller=console.caller, run_id=run_id, now=console.now()
+    )
+    await console.commit()
+    return redirect(console.request, f"/console/assistant/{run.thread_id}?done={CANCELLED}")
 
 
 @router.post("/assistant/runs/{run_id}/tool-calls/{tool_call_id}/confirmation")

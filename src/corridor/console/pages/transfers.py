@@ -7,6 +7,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from fastapi import Response
 
+from corridor.console.actors import actor_names
 from corridor.console.layout import page
 from corridor.console.listing import Listing, listing_of
 from corridor.console.routing import console_router
@@ -154,4 +155,23 @@ async def transfer_detail(transfer_id: str, console: ConsolePage) -> Response:
         messages=messages,
         deliveries=deliveries,
         submitted_by=view.found.transfer.submitted_by,
+        actors=(
+            await actor_names(console)
+            if _names_anyone(transfer, view.found.transfer.submitted_by)
+            else {}
+        ),
+        settled_at=_settled_at(transfer),
     )
+
+
+def _names_anyone(transfer: TransferRead, submitted_by: str | None) -> bool:
+    """Whether the page names anyone (so the names are read only when needed)."""
+    return bool(submitted_by or transfer.cancellation or transfer.review or transfer.authorization)
+
+
+def _settled_at(transfer: TransferRead) -> datetime | None:
+    """When a completed transfer settled: its last leg's completion (else its last update)."""
+    if transfer.status != TransferStatus.COMPLETED:
+        return None
+    done = [leg.completed_at for leg in transfer.legs if leg.completed_at is not None]
+    return max(done) if done else transfer.updated_at

@@ -48,3 +48,16 @@ document.addEventListener("DOMContentLoaded", function () {
     }
   });
 });
+// Narrow screens: the navigation folds behind the Menu button (console.css shows the
+// button below 900 px only).
+document.addEventListener("DOMContentLoaded", function () {
+  var toggle = document.querySelector(".menu-toggle");
+  if (!toggle) {
+    return;
+  }
+  toggle.addEventListener("click", function () {
+    var open = toggle.getAttribute("aria-expanded") !== "true";
+    toggle.setAttribute("aria-expanded", open ? "true" : "false");
+    toggle.closest(".topbar").classList.toggle("open", open);
+  });
+});

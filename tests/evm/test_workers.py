@@ -6,11 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 from cryptography.fernet import Fernet
@@ -26,6 +22,7 @@ from tests.evm.node import Node, chain_id
 from tests.evm.support import HOT_WALLET_UNITS, transactions
 from tests.programs import needs
 from tests.transfers.conftest import amount, assert_books_balance, make_customer
+from tests.workers import start_worker, stop_worker
 
 pytestmark = needs("anvil")
 
@@ -34,33 +31,6 @@ WORKERS = 2
 # Bounds for waiting on other processes; a test that reaches one fails instead of hanging.
 wait_s_max = 600
 poll_s = 0.5
-
-
-def _worker(database_url: str, log: Path, settings: dict[str, str]) -> subprocess.Popen:
-    environment = {
-        **os.environ,
-        "CORRIDOR_DATABASE_URL": database_url,
-        "CORRIDOR_LOG_LEVEL": "WARNING",
-        "CORRIDOR_SECRET_KEY": TEST_SECRET_KEY,
-        **settings,
-    }
-    with log.open("a") as output:
-        return subprocess.Popen(
-            [sys.executable, "-m", "corridor.cli", "worker"],
-            env=environment,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
-
-
-def _stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 async def _statuses(database_url: str, organization_id: str) -> dict[str, int]:
@@ -134,7 +104,7 @@ async def test_two_workers_pay_200_payouts_without_a_nonce_gap_or_reuse(
         .decode(),
     }
     log = tmp_path / "workers.log"
-    workers = [_worker(database_url, log, settings) for _ in range(WORKERS)]
+    workers = [start_worker(database_url, log, settings) for _ in range(WORKERS)]
     try:
         for _ in range(int(wait_s_max / poll_s)):
             statuses = await _statuses(database_url, tenant.organization_id)
@@ -143,7 +113,7 @@ async def test_two_workers_pay_200_payouts_without_a_nonce_gap_or_reuse(
             await asyncio.sleep(poll_s)
     finally:
         for worker in workers:
-            _stop(worker)
+            stop_worker(worker)
     output = log.read_text()
     assert statuses == {"COMPLETED": PAYOUTS}, (statuses, output[-4000:])
     assert hot_wallet.key.hex() not in output  # the key is never logged

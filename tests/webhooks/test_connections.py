@@ -5,17 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import ipaddress
 import ssl
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
 from corridor.webhooks.connections import (
     ConnectFailed,
@@ -26,6 +21,7 @@ from corridor.webhooks.connections import (
 )
 from corridor.webhooks.sender import AttemptRequest, Sender
 from corridor.webhooks.signing import new_secret
+from tests.certificates import write_certificate
 
 
 @dataclass
@@ -238,36 +234,7 @@ async def test_a_path_with_non_ascii_characters_is_sent_percent_encoded(serve):
 def _certificate(tmp_path: Path) -> tuple[ssl.SSLContext, ssl.SSLContext]:
     """A self-signed certificate for `localhost` and 127.0.0.1: the server's context and a
     client context that trusts it."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = dt.datetime.now(dt.UTC)
-    certificate = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(hours=1))
-        .not_valid_after(now + dt.timedelta(hours=1))
-        .add_extension(
-            x509.SubjectAlternativeName(
-                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
-            ),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    certificate_file = tmp_path / "certificate.pem"
-    key_file = tmp_path / "key.pem"
-    certificate_file.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    key_file.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
+    certificate_file, key_file = write_certificate(tmp_path)
     server = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     server.load_cert_chain(certificate_file, key_file)
     client = ssl.create_default_context(cafile=str(certificate_file))

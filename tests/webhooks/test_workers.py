@@ -4,9 +4,7 @@ and two workers sharing one database deliver every message exactly once."""
 from __future__ import annotations
 
 import asyncio
-import os
 import subprocess
-import sys
 import threading
 from collections import Counter
 from pathlib import Path
@@ -14,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from corridor.webhooks.dispatcher import ABANDONED
-from tests.conftest import TEST_SECRET_KEY
 from tests.webhooks.support import (
     Answer,
     attempts,
@@ -24,6 +21,7 @@ from tests.webhooks.support import (
     secret_of,
     verify,
 )
+from tests.workers import start_worker, stop_worker
 
 # Bounds for waiting on other processes; a test that reaches one fails instead of hanging.
 wait_s_max = 120
@@ -31,31 +29,8 @@ poll_s = 0.2
 
 
 def _worker(database_url: str, log: Path, **settings: str) -> subprocess.Popen:
-    environment = {
-        **os.environ,
-        "CORRIDOR_DATABASE_URL": database_url,
-        "CORRIDOR_LOG_LEVEL": "WARNING",
-        # The server key of the test's apps, which wrote the endpoints' encrypted secrets.
-        "CORRIDOR_SECRET_KEY": TEST_SECRET_KEY,
-        **{f"CORRIDOR_{name.upper()}": value for name, value in settings.items()},
-    }
-    with log.open("a") as output:
-        return subprocess.Popen(
-            [sys.executable, "-m", "corridor.cli", "worker"],
-            env=environment,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
-
-
-def _stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    environment = {f"CORRIDOR_{name.upper()}": value for name, value in settings.items()}
+    return start_worker(database_url, log, environment)
 
 
 async def _all_succeeded(client, message_ids: list[str]) -> bool:
@@ -93,7 +68,7 @@ async def test_a_worker_killed_mid_delivery_loses_no_message(
         first.kill()  # SIGKILL in the middle of the hanging delivery
         first.wait()
     finally:
-        _stop(first)
+        stop_worker(first)
         hang.set()
     hung = receiver.received[0].message_id
 
@@ -101,7 +76,7 @@ async def test_a_worker_killed_mid_delivery_loses_no_message(
     try:
         await _wait_until_all_succeeded(tenant.client, sent, log)
     finally:
-        _stop(second)
+        stop_worker(second)
 
     assert set(receiver.ids()) == set(sent)
     assert receiver.ids().count(hung) >= 2
@@ -127,7 +102,7 @@ async def test_two_workers_deliver_every_message_exactly_once(
         await _wait_until_all_succeeded(tenant.client, sent, log)
     finally:
         for process in processes:
-            _stop(process)
+            stop_worker(process)
 
     counted = Counter(receiver.ids())
     assert set(counted) == set(sent)

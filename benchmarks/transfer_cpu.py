@@ -34,6 +34,7 @@ import asyncpg
 import httpx
 from sqlalchemy.engine import make_url
 
+from benchmarks.http_submit import US_ACCOUNT, _payer
 from corridor.app import create_app
 from corridor.config import Settings
 from corridor.kit.clock import SystemClock
@@ -41,14 +42,6 @@ from corridor.kit.migrate import upgrade_to_head_async
 from corridor.organizations import service as organizations
 
 AMOUNT = {"currency": "USD", "value": "100"}
-FUNDING_MINOR = 10_000_000_000
-US_ACCOUNT = {
-    "currency": "USD",
-    "country": "US",
-    "accountHolderName": "Bench Mark",
-    "accountNumber": "000123456789",
-    "routingNumber": "021000021",
-}
 
 
 class CpuMeter:
@@ -75,45 +68,14 @@ async def _ok(response: httpx.Response, status: int = 200) -> dict:
 
 
 async def _customer(client: httpx.AsyncClient) -> dict:
-    tos = await _ok(await client.post("/v1/terms-of-service/acceptances"), 201)
-    await _ok(await client.post(f"/v1/terms-of-service/acceptances/{tos['id']}/accept"))
-    customer = await _ok(
-        await client.post(
-            "/v1/customers/individual",
-            json={
-                "firstName": "Bench",
-                "lastName": "Payer",
-                "email": "payer@example.com",
-                "tosAcceptanceId": tos["id"],
-            },
-        ),
-        201,
-    )
-    await _ok(
-        await client.post(
-            f"/v1/sandbox/customers/{customer['id']}/verification-status",
-            json={"status": "ACTIVE"},
-        )
-    )
-    accounts = await _ok(await client.get(f"/v1/customers/{customer['id']}/accounts"))
-    account = next(item for item in accounts["data"] if item["currency"] == "USD")
-    await _ok(
-        await client.post(
-            f"/v1/sandbox/accounts/{account['id']}/fund",
-            json={"amount": {"currency": "USD", "value": str(FUNDING_MINOR)}},
-        )
-    )
-    own = await _ok(
-        await client.post(
-            "/v1/external-accounts", json={"customerId": customer["id"], **US_ACCOUNT}
-        ),
-        201,
-    )
+    """A funded customer paying its own bank account (as http_submit's payers) and a
+    counterparty's."""
+    own = await _payer(client, 0)
     counterparty = await _ok(
         await client.post(
             "/v1/counterparties",
             json={
-                "customerId": customer["id"],
+                "customerId": own["customerId"],
                 "name": "Payee GmbH",
                 "beneficiaryType": "BUSINESS",
                 "email": "ap@payee.example",
@@ -135,9 +97,9 @@ async def _customer(client: httpx.AsyncClient) -> dict:
         201,
     )
     return {
-        "customer_id": customer["id"],
-        "account_id": account["id"],
-        "own_external_id": own["id"],
+        "customer_id": own["customerId"],
+        "account_id": own["source"]["accountId"],
+        "own_external_id": own["destination"]["externalAccountId"],
         "counterparty_id": counterparty["id"],
         "payee_id": payee["id"],
     }

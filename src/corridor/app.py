@@ -61,6 +61,7 @@ from corridor.web.errors import install_error_handlers
 from corridor.web.middleware import RequestMiddleware
 from corridor.web.openapi import install_examples
 from corridor.web.ratelimits import RateLimiter
+from corridor.web.routing import install_route_index
 from corridor.web.request_metrics import RequestMetrics
 from corridor.webhooks.endpoints import router as webhooks_router
 from corridor.workers.runner import run_workers
@@ -266,6 +267,7 @@ def create_app(
     install_docs(app)
     install_console(app)
     install_examples(app)
+    install_route_index(app.router)
     app.state.express_tally = ExpressTally()
     if settings.express_submit and not database.is_sqlite:
         app.add_middleware(

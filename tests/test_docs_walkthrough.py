@@ -1,30 +1,22 @@
-"""The README's walkthrough (every shell block from "Try it with curl" to the Python SDK)
-runs top to bottom in one bash, twice in a row, against a live server with its workers:
-every command must succeed (`set -euo pipefail`), and nothing may be written into the
-checkout."""
+"""The guide's walkthrough (every shell block of the quickstart pages in
+tests/docs_samples.WALKTHROUGH, from the curl set-up to MCP; the README ran them until the
+guide took them over) runs top to bottom in one bash, twice in a row, against a live
+server with its workers: every command must succeed (`set -euo pipefail`), and nothing may
+be written into the checkout."""
 
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
+from tests.docs_samples import CHECKOUT, walkthrough_blocks
 from tests.live_server import LiveServer, live_corridor
 from tests.programs import needs
 
-CHECKOUT = Path(__file__).resolve().parents[1]
-README = CHECKOUT / "README.md"
 walkthrough_run_s_max = 900
-
-
-def walkthrough_blocks() -> list[str]:
-    text = README.read_text()
-    section = text[text.index("## Try it with curl") : text.index("## Python SDK")]
-    return re.findall(r"```sh\n(.*?)```", section, flags=re.DOTALL)
 
 
 def _checkout_state() -> set[str]:

@@ -57,8 +57,8 @@ from corridor.transfers.plugins import TransferPlugins
 from corridor.treasury.endpoints import router as treasury_router
 from corridor.web.context import IdempotentReplay, replay_response
 from corridor.web.docs import install_docs
-from corridor.web.guide import install_guide
 from corridor.web.errors import install_error_handlers
+from corridor.web.guide import install_guide
 from corridor.web.middleware import RequestMiddleware
 from corridor.web.openapi import install_examples
 from corridor.web.ratelimits import RateLimiter

@@ -25,7 +25,7 @@ def test_the_guides_assistant_and_mcp_examples_run_as_written(tmp_path) -> None:
             "CORRIDOR_API_KEY": live.api_key,
             "CORRIDOR_BASE_URL": live.base_url,
         }
-        script = "\n".join(
+        whole = "\n".join(
             [
                 "set -euo pipefail",
                 script("quickstart/curl.md", "sh"),
@@ -36,7 +36,7 @@ def test_the_guides_assistant_and_mcp_examples_run_as_written(tmp_path) -> None:
             ]
         )
         ran = subprocess.run(
-            ["bash", "-c", script],
+            ["bash", "-c", whole],
             env=environment,
             capture_output=True,
             text=True,

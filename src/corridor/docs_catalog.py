@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import importlib
 import inspect
 import json
@@ -334,12 +335,36 @@ ERROR_MEANINGS: dict[str, str] = {
 # ---- what the code holds -------------------------------------------------------------
 
 
-def _sources() -> list[Path]:
-    return sorted(
-        path
-        for path in SOURCE.rglob("*.py")
-        if "migrations" not in path.relative_to(SOURCE).parts and path.name != "docs_catalog.py"
-    )
+@dataclass(frozen=True)
+class _Scan:
+    dotted: frozenset[str]  # dotted string literals (event types among them)
+    error_classes: tuple[tuple[str, str], ...]  # (module, class) of classes that set `code`
+    codes_given: tuple[tuple[str, int | None], ...]  # `code="…"` (and `status=`) in calls
+
+
+@functools.cache
+def _scan() -> _Scan:
+    """One pass over every source file of the package but the migrations and this one."""
+    dotted: set[str] = set()
+    classes: list[tuple[str, str]] = []
+    given: list[tuple[str, int | None]] = []
+    for path in sorted(SOURCE.rglob("*.py")):
+        if "migrations" in path.relative_to(SOURCE).parts or path.name == "docs_catalog.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Constant):
+                if isinstance(node.value, str) and _DOTTED.match(node.value):
+                    dotted.add(node.value)
+            elif isinstance(node, ast.ClassDef):
+                if _sets_code(node):
+                    classes.append((_module_name(path), node.name))
+            elif isinstance(node, ast.Call):
+                keywords = {keyword.arg: keyword.value for keyword in node.keywords}
+                code, status = keywords.get("code"), keywords.get("status")
+                if isinstance(code, ast.Constant) and isinstance(code.value, str):
+                    number = status.value if isinstance(status, ast.Constant) else None
+                    given.append((code.value, number if isinstance(number, int) else None))
+    return _Scan(frozenset(dotted), tuple(classes), tuple(given))
 
 
 def event_types_in_code() -> set[str]:
@@ -351,15 +376,7 @@ def event_types_in_code() -> set[str]:
         for status in TransferStatus
         if status is not TransferStatus.DRAFT
     }
-    for path in _sources():
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if (
-                isinstance(node, ast.Constant)
-                and isinstance(node.value, str)
-                and _DOTTED.match(node.value)
-                and node.value.split(".")[0] in EVENT_RESOURCES
-            ):
-                found.add(node.value)
+    found |= {text for text in _scan().dotted if text.split(".")[0] in EVENT_RESOURCES}
     return found
 
 
@@ -371,20 +388,10 @@ def _module_name(path: Path) -> str:
 def _error_classes() -> list[type[CorridorError]]:
     """Every CorridorError subclass that sets its own code, in the order of the sources."""
     found: list[type[CorridorError]] = []
-    for path in _sources():
-        tree = ast.parse(path.read_text(), str(path))
-        names = [
-            node.name
-            for node in ast.walk(tree)
-            if isinstance(node, ast.ClassDef) and _sets_code(node)
-        ]
-        if not names:
-            continue
-        module = importlib.import_module(_module_name(path))
-        for name in names:
-            candidate = getattr(module, name, None)
-            if inspect.isclass(candidate) and issubclass(candidate, CorridorError):
-                found.append(candidate)
+    for module_name, name in _scan().error_classes:
+        candidate = getattr(importlib.import_module(module_name), name, None)
+        if inspect.isclass(candidate) and issubclass(candidate, CorridorError):
+            found.append(candidate)
     return found
 
 
@@ -398,19 +405,9 @@ def _sets_code(node: ast.ClassDef) -> bool:
     return False
 
 
-def _codes_given() -> list[tuple[str, int | None]]:
+def _codes_given() -> tuple[tuple[str, int | None], ...]:
     """`code="…"` given to a CorridorError (with `status=` when given there too)."""
-    found = []
-    for path in _sources():
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if not isinstance(node, ast.Call):
-                continue
-            keywords = {keyword.arg: keyword.value for keyword in node.keywords}
-            code, status = keywords.get("code"), keywords.get("status")
-            if isinstance(code, ast.Constant) and isinstance(code.value, str):
-                given = status.value if isinstance(status, ast.Constant) else None
-                found.append((code.value, given if isinstance(given, int) else None))
-    return found
+    return _scan().codes_given
 
 
 def error_codes_in_code() -> dict[str, ErrorCode]:
@@ -662,9 +659,12 @@ def problems() -> list[str]:
         found.append(f"event type {event_type!r} is in the code but not in the catalog")
     for event_type in sorted(EVENTS.keys() - in_code):
         found.append(f"event type {event_type!r} is in the catalog but not in the code")
-    for code, error in sorted(error_codes_in_code().items()):
+    codes = error_codes_in_code()
+    for code, error in sorted(codes.items()):
         if not error.meaning:
             found.append(f"error code {code!r} is in the code but not in the catalog")
+    for code in sorted(ERROR_MEANINGS.keys() - codes.keys()):
+        found.append(f"error code {code!r} is in the catalog but not in the code")
     return found
 
 

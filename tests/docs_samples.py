@@ -52,3 +52,34 @@ def script(page: str, language: str, title: str | None = None) -> str:
 
 def walkthrough_blocks() -> list[str]:
     return [block for page in WALKTHROUGH for block in blocks(page, "sh")]
+
+
+# Which test runs which samples: (page, language, section or None for the whole page).
+RUN_BY: dict[str, tuple[tuple[str, str, str | None], ...]] = {
+    "tests/test_docs_walkthrough.py": tuple((page, "sh", None) for page in WALKTHROUGH),
+    "tests/test_docs_curl.py": (
+        ("quickstart/curl.md", "sh", None),
+        ("quickstart/platforms.md", "sh", "Documents"),
+        ("quickstart/platforms.md", "sh", "Statements"),
+        ("quickstart/platforms.md", "sh", "Operators and child organizations"),
+    ),
+    "tests/assistant/test_docs_samples.py": (
+        ("quickstart/curl.md", "sh", None),
+        ("quickstart/assistant.md", "sh", None),
+        ("quickstart/mcp.md", "sh", "MCP"),
+        ("quickstart/mcp.md", "python", "MCP"),
+    ),
+    "tests/client/test_docs_samples.py": (("quickstart/python-sdk.md", "python", None),),
+    "tests/test_docs_samples.py": (
+        ("quickstart/webhooks.md", "python", None),
+        ("quickstart/mcp.md", "python", "Agents connect safely"),
+    ),
+}
+
+# The samples no test runs, by their first line, and why.
+NOT_RUN = {
+    "pip install -e clients/python": "installs the SDK; `make install` did that for the tests",
+    "export CORRIDOR_ENV=production CORRIDOR_DATABASE_URL=postgresql+asyncpg://corridor@db/corridor": (
+        "a production deployment: its own PostgreSQL, secret key and live keys"
+    ),
+}

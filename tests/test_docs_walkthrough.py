@@ -10,8 +10,10 @@ import os
 import subprocess
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
+from corridor import docs_catalog
 from tests.docs_samples import CHECKOUT, walkthrough_blocks
 from tests.live_server import LiveServer, live_corridor
 from tests.programs import needs
@@ -82,3 +84,21 @@ def test_the_walkthrough_runs_twice_in_one_shell_and_writes_nothing_into_the_che
     assert ran.stdout.count("account.funded") >= 2
     assert ran.stdout.count("Removed endpoint") == 2
     assert _checkout_state() == before
+    # Every event type the walkthrough made is in the guide's event catalog.
+    made = _message_types(live)
+    assert {"customer.created", "account.funded", "transfer.created", "transfer.completed"} <= made
+    assert made <= docs_catalog.EVENTS.keys(), made - docs_catalog.EVENTS.keys()
+
+
+def _message_types(live: LiveServer) -> set[str]:
+    types: set[str] = set()
+    query: dict[str, str | int] = {"limit": 250}
+    headers = {"Authorization": f"Bearer {live.api_key}"}
+    while True:
+        page = httpx.get(
+            f"{live.base_url}/v1/webhooks/messages", params=query, headers=headers, timeout=60
+        ).json()
+        types |= {message["eventType"] for message in page["data"]}
+        if page["done"]:
+            return types
+        query["iterator"] = page["iterator"]

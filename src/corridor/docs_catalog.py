@@ -314,7 +314,15 @@ ERROR_MEANINGS: dict[str, str] = {
     "payload_too_large": "The body is over the size allowed.",
     "quote_expired": "The quote's minute is over; confirm at the current rate instead.",
     "rate_limited": "Too many requests; retry after Retry-After seconds.",
+    "nonce_reused": (
+        "A signed agent request reused a nonce its key already used within the window."
+    ),
     "sandbox_only": "This operation exists only in the sandbox.",
+    "signature_expired": "A signed agent request's `created` is over 5 minutes old.",
+    "signature_invalid": "A signed agent request's signature does not verify (the reason says why).",
+    "signature_required": (
+        "The agent has signing keys: every request with its keys must be signed (RFC 9421)."
+    ),
     "statement_too_large": "The statement has too many lines to render at once.",
     "tool_call_arguments_changed": "The confirmed tool call's arguments changed since.",
     "tool_confirmation_already_decided": "The tool confirmation was already decided.",
@@ -340,6 +348,10 @@ class _Scan:
     dotted: frozenset[str]  # dotted string literals (event types among them)
     error_classes: tuple[tuple[str, str], ...]  # (module, class) of classes that set `code`
     codes_given: tuple[tuple[str, int | None], ...]  # `code="…"` (and `status=`) in calls
+    # Classes whose __init__ takes the code: (module, class, its position) by class name,
+    # and the string literals each call of such a name passes, by position.
+    code_parameters: tuple[tuple[str, str, int], ...]
+    calls: tuple[tuple[str, tuple[str | None, ...]], ...]
 
 
 @functools.cache
@@ -348,6 +360,8 @@ def _scan() -> _Scan:
     dotted: set[str] = set()
     classes: list[tuple[str, str]] = []
     given: list[tuple[str, int | None]] = []
+    parameters: list[tuple[str, str, int]] = []
+    calls: list[tuple[str, tuple[str | None, ...]]] = []
     for path in sorted(SOURCE.rglob("*.py")):
         if "migrations" in path.relative_to(SOURCE).parts or path.name == "docs_catalog.py":
             continue
@@ -358,13 +372,51 @@ def _scan() -> _Scan:
             elif isinstance(node, ast.ClassDef):
                 if _sets_code(node):
                     classes.append((_module_name(path), node.name))
+                position = _code_parameter(node)
+                if position is not None:
+                    parameters.append((_module_name(path), node.name, position))
             elif isinstance(node, ast.Call):
+                called = node.func.id if isinstance(node.func, ast.Name) else None
+                if isinstance(node.func, ast.Attribute):
+                    called = node.func.attr
+                if called is not None and node.args:
+                    literals = tuple(
+                        arg.value
+                        if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+                        else None
+                        for arg in node.args
+                    )
+                    if any(literals):
+                        calls.append((called, literals))
                 keywords = {keyword.arg: keyword.value for keyword in node.keywords}
                 code, status = keywords.get("code"), keywords.get("status")
                 if isinstance(code, ast.Constant) and isinstance(code.value, str):
                     number = status.value if isinstance(status, ast.Constant) else None
                     given.append((code.value, number if isinstance(number, int) else None))
-    return _Scan(frozenset(dotted), tuple(classes), tuple(given))
+    return _Scan(frozenset(dotted), tuple(classes), tuple(given), tuple(parameters), tuple(calls))
+
+
+def _code_parameter(node: ast.ClassDef) -> int | None:
+    """The position of `code` among __init__'s arguments (after self), if it takes one."""
+    for statement in node.body:
+        if isinstance(statement, ast.FunctionDef) and statement.name == "__init__":
+            names = [argument.arg for argument in statement.args.args[1:]]
+            return names.index("code") if "code" in names else None
+    return None
+
+
+def _codes_passed() -> list[tuple[str, type[CorridorError]]]:
+    """Codes passed positionally to a class whose __init__ takes the code."""
+    scan = _scan()
+    found = []
+    for module_name, name, position in scan.code_parameters:
+        cls = getattr(importlib.import_module(module_name), name, None)
+        if not (inspect.isclass(cls) and issubclass(cls, CorridorError)):
+            continue
+        for called, literals in scan.calls:
+            if called == name and position < len(literals) and literals[position]:
+                found.append((str(literals[position]), cls))
+    return found
 
 
 def event_types_in_code() -> set[str]:
@@ -430,6 +482,8 @@ def error_codes_in_code() -> dict[str, ErrorCode]:
         add(cls.code, cls.status, meaning, _sample_message(cls))
     for code, status in _codes_given():
         add(code, status or 400, None, ERROR_MEANINGS.get(code, ""))
+    for code, cls in _codes_passed():
+        add(code, cls.status, None, ERROR_MEANINGS.get(code, ""))
     for status, (code, message) in _HTTP_CODES.items():
         add(code, status, None, message)
     return codes

@@ -58,6 +58,7 @@ from corridor.treasury.endpoints import router as treasury_router
 from corridor.web.context import IdempotentReplay, replay_response
 from corridor.web.docs import install_docs
 from corridor.web.errors import install_error_handlers
+from corridor.web.guide import install_guide
 from corridor.web.middleware import RequestMiddleware
 from corridor.web.openapi import install_examples
 from corridor.web.ratelimits import RateLimiter
@@ -265,6 +266,7 @@ def create_app(
     for router in ROUTERS:
         app.include_router(router)
     install_docs(app)
+    install_guide(app, settings.guide_directory)
     install_console(app)
     install_examples(app)
     install_route_index(app.router)

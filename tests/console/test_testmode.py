@@ -268,7 +268,7 @@ async def test_a_test_event_of_a_catalog_type_goes_to_the_endpoint_only(app, ten
             )
         )
         message = (await tenant.client.get(f"/v1/webhooks/messages/{sent['messageId']}")).json()
-        assert message["type"] == "transfer.completed"
+        assert message["eventType"] == "transfer.completed" and message["tags"] == ["test"]
         assert message["payload"]["data"]["test"] is True
         assert [delivery["endpointId"] for delivery in message["deliveries"]] == [
             chosen.json()["id"]
@@ -300,12 +300,13 @@ async def test_an_agents_test_payment_is_its_own_submit_and_parks_over_its_limit
         assert keyless.status_code == 409
         assert "no live key" in refusal_in(keyless.text, "agent")
 
-        await owner.agent_key(agent["id"])
+        key = await owner.agent_key(agent["id"])
         paid = carried(await act(browser, "agent-payments", {**payment, "amount": "25.00"}))
         transfer = (await owner.client.get(f"/v1/transfers/{paid['transferId']}")).json()
         assert transfer["agentId"] == agent["id"] and transfer["status"] != "DRAFT"
         shown = await browser.get(f"/console/transfers/{transfer['id']}")
-        assert "bot key" in shown.text  # submitted by the agent's key, not the console user
+        # Submitted by the agent's key, not by the console user.
+        assert re.search(rf"Submitted by</dt><dd>.*{key['id']}", shown.text)
 
         answer = await act(browser, "agent-payments", {**payment, "amount": "600.00"})
         over = carried(answer)

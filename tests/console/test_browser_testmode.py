@@ -124,7 +124,7 @@ async def test_every_test_mode_action_in_the_browser(app, owner, base_url, brows
         assert "amount" in (await refusal.inner_text())
         assert await fund.get_by_label("Amount").input_value() == "ten dollars"
         await _fits(page, viewport)
-        await page.screenshot(path=str(SCREENSHOTS / f"testmode-refused-{width}.png"))
+        await fund.screenshot(path=str(SCREENSHOTS / f"testmode-refused-{width}.png"))
 
         # 3. Fund the account.
         await fund.get_by_label("Amount").fill("1000.00")

@@ -62,6 +62,8 @@ NOTHING_SHOWN: dict[str, Any] = {
     "current_leg": None,
     "deposit": {},
 }
+# What the page takes of a carried value (ids; the parked refusal's sentence).
+context_chars_max = 240
 # Ids the page carries from one action to the next (in the query string).
 CONTEXT = ("customerId", "accountId", "transferId", "messageId", "depositId", "parked")
 
@@ -207,7 +209,7 @@ async def _page(
     error: CorridorError | None = None,
 ) -> Response:
     query = console.request.query_params
-    values = {name: query[name][:80] for name in CONTEXT if query.get(name)}
+    values = {name: query[name][:context_chars_max] for name in CONTEXT if query.get(name)}
     sent = dict(console.form) if failed else {}
     for name in ("customerId", "accountId", "transferId"):
         if sent.get(name):

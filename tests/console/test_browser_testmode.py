@@ -32,9 +32,11 @@ async def signed_in(browser, base_url: str, tenant, viewport) -> AsyncIterator:
     # that one is expected; any other console error (a CSP violation) is not.
     page.on(
         "console",
-        lambda message: errors.append(message.text)
-        if message.type == "error" and "Failed to load resource" not in message.text
-        else None,
+        lambda message: (
+            errors.append(message.text)
+            if message.type == "error" and "Failed to load resource" not in message.text
+            else None
+        ),
     )
     await page.goto(base_url + "/console")
     await page.get_by_label("Email").fill(tenant.console_email)
@@ -90,9 +92,11 @@ async def test_every_test_mode_action_in_the_browser(app, owner, base_url, brows
     async with signed_in(browser, base_url, tenant, viewport) as page:
         if width == PHONE["width"]:
             await page.get_by_role("button", name="Menu").click()
-        await page.get_by_role("navigation", name="Console").get_by_role(
-            "link", name="Test mode"
-        ).click()
+        await (
+            page.get_by_role("navigation", name="Console")
+            .get_by_role("link", name="Test mode")
+            .click()
+        )
         await page.wait_for_url("**/console/test-mode")
         banner = page.get_by_role("note", name="Test mode")
         assert await banner.is_visible()

@@ -190,13 +190,15 @@ async def _context(console: Console, values: dict[str, str]) -> dict[str, Any]:
         shown["virtual"] = [item for item in virtual.items if item.id.startswith("vba_")]
     transfer_id = values.get("transferId")
     if transfer_id:
-        view = await transfers.read_transfer(
-            console.session, caller=console.caller, transfer_id=transfer_id
-        )
-        shown["transfer"] = TransferRead.of(view.found.transfer, view.found.legs)
+        found = (
+            await transfers.read_transfer(
+                console.session, caller=console.caller, transfer_id=transfer_id
+            )
+        ).found
+        shown["transfer"] = TransferRead.of(found.transfer, found.legs)
         shown["deposit"] = _deposit_defaults(shown["transfer"])
         shown["current_leg"] = next(
-            (leg.id for leg in view.found.legs if leg.status not in FINAL_LEG_STATUSES), None
+            (leg.id for leg in found.legs if leg.status not in FINAL_LEG_STATUSES), None
         )
     return shown
 

@@ -55,6 +55,12 @@ async def _fits(page, viewport) -> None:
         assert await page.evaluate(WIDER_THAN_THE_SCREEN) <= 0, f"{page.url} is wider than 390 px"
 
 
+UNLABELLED = """() => [...document.querySelectorAll('input, select, textarea')]
+    .filter((control) => control.type !== 'hidden')
+    .filter((control) => control.labels.length === 0 && !control.getAttribute('aria-label'))
+    .map((control) => control.name)"""
+
+
 async def _done(page, code: str, sentence: str) -> None:
     refused = page.locator("div.alert[role=alert]")
     await page.wait_for_function(
@@ -100,6 +106,7 @@ async def test_every_test_mode_action_in_the_browser(app, owner, base_url, brows
         await page.wait_for_url("**/console/test-mode")
         banner = page.get_by_role("note", name="Test mode")
         assert await banner.is_visible()
+        assert await page.evaluate(UNLABELLED) == []
         await _fits(page, viewport)
         await page.screenshot(path=str(SCREENSHOTS / f"testmode-{width}.png"), full_page=True)
 
@@ -191,6 +198,7 @@ async def test_every_test_mode_action_in_the_browser(app, owner, base_url, brows
         assert "Parked for approval" in await parked.inner_text()
         assert await page.locator("#last-title + dl").get_by_text("approval PENDING").is_visible()
         await _fits(page, viewport)
+        assert await page.evaluate(UNLABELLED) == []
         await page.screenshot(
             path=str(SCREENSHOTS / f"testmode-parked-{width}.png"), full_page=True
         )

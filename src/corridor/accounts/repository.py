@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Select, select
+from sqlalchemy import BindParameter, Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
@@ -23,7 +23,10 @@ def visible_accounts(
     )
     if caller.customer_id is not None:
         statement = statement.where(LedgerAccount.customer_id == caller.customer_id)
-    if caller.account_ids is not None:
+    account_ids: object = caller.account_ids
+    if isinstance(account_ids, BindParameter):  # a statement built once for many callers
+        statement = statement.where(LedgerAccount.id.in_(account_ids))
+    elif caller.account_ids is not None:
         statement = statement.where(LedgerAccount.id.in_(sorted(caller.account_ids)))
     if customer_id is not None:
         statement = statement.where(LedgerAccount.customer_id == customer_id)

@@ -3,12 +3,12 @@ may see; the engine's claim of due work."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, delete, func, or_, select, true, update
+from sqlalchemy import BindParameter, Select, bindparam, delete, func, or_, select, true, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased, outerjoin
@@ -358,52 +358,120 @@ class PlanRows:
     destination_owner: Counterparty | None
 
 
-def _one(visible: Select[Any], model: Any, identifier: str) -> Any:
+def _one(visible: Select[Any], model: Any, identifier: Any) -> Any:
     return aliased(model, visible.where(model.id == identifier).subquery())
+
+
+# A plan's statement, per shape: which rows are wanted, in which order, for a caller bound
+# to a customer or not. Built once per shape with placeholders for the values (building
+# it costs more CPU than running it) and run with each request's values.
+_PlanShape = tuple[bool, bool, tuple[str, ...], int | None]
+_plan_statements: dict[_PlanShape, Select[Any]] = {}
+_PLAN_SHAPES_MAX = 256
+_ACCOUNT_IDS: BindParameter[Any] = bindparam("caller_account_ids", expanding=True)
+
+
+def _placeholder_caller(caller: Caller) -> Caller:
+    """`caller` with its organization, customer binding and accounts as bound parameters,
+    for the visible statements of a cached plan statement (bound by name at each run: a
+    value not given fails the statement, it never falls back to another caller's)."""
+    return replace(
+        caller,
+        organization_id=bindparam("caller_organization_id"),  # type: ignore[arg-type]
+        customer_id=(
+            None if caller.customer_id is None else bindparam("caller_customer_id")  # type: ignore[arg-type]
+        ),
+        account_ids=(
+            None if caller.account_ids is None else _ACCOUNT_IDS  # type: ignore[arg-type]
+        ),
+    )
+
+
+def _plan_statement(
+    caller: Caller, wanted: list[tuple[str, Any]], destination: int | None
+) -> Select[Any]:
+    """The one statement of `plan_rows` for these wanted rows: each its repository's
+    visible statement for the caller narrowed to one id (`id_0`, `id_1`, … in order),
+    outer joined to the organization's row, and the destination's counterparty (deleted
+    ones included) joined to the wanted row at index `destination`."""
+    aliases = [
+        _one(visible, model, bindparam(f"id_{index}"))
+        for index, (_, (model, visible)) in enumerate(wanted)
+    ]
+    owner: Any = None
+    if destination is not None:
+        owner = aliased(
+            Counterparty, visible_counterparties(caller, include_deleted=True).subquery()
+        )
+    statement = select(Organization, *aliases)
+    if owner is not None:
+        statement = statement.add_columns(owner)
+    joined: Any = Organization
+    for alias in aliases:
+        joined = outerjoin(joined, alias, true())
+    if owner is not None and destination is not None:
+        joined = outerjoin(joined, owner, owner.id == aliases[destination].counterparty_id)
+    return statement.select_from(joined).where(Organization.id == caller.organization_id)
 
 
 async def plan_rows(session: AsyncSession, caller: Caller, names: PlanNames) -> PlanRows:
     """The caller's organization and every row the names point at, in one statement: each
     row is its repository's visible statement for this caller, narrowed to one id, outer
     joined to the organization's row (so the statement answers exactly one row)."""
-    roles: list[tuple[str, str, Any]] = []  # (kind, id, alias)
+    template = _placeholder_caller(caller)
+    # (kind, id, (model, the visible statement's maker))
+    roles: list[tuple[str, str, tuple[Any, Callable[[], Select[Any]]]]] = []
 
-    def want(kind: str, identifier: str | None, model: Any, visible: Select[Any]) -> Any:
+    def want(kind: str, identifier: str | None, model: Any, visible: Any) -> int | None:
         if identifier is None or not looks_like_id(identifier, model.id_prefix):
             return None
-        alias = _one(visible, model, identifier)
-        roles.append((kind, identifier, alias))
-        return alias
+        roles.append((kind, identifier, (model, visible)))
+        return len(roles) - 1
 
-    want("customer", names.customer_id, Customer, visible_customers(caller))
+    want("customer", names.customer_id, Customer, lambda: visible_customers(template))
     for account_id in names.balance_accounts:
-        want("account", account_id, LedgerAccount, visible_accounts(caller))
-    parties: dict[str, Any] = {}
+        want("account", account_id, LedgerAccount, lambda: visible_accounts(template))
+    parties: dict[str, int | None] = {}
     for party_id in names.external_accounts:
         parties[party_id] = want(
-            "external", party_id, ExternalAccount, visible_parties(caller, ExternalAccount)
+            "external",
+            party_id,
+            ExternalAccount,
+            lambda: visible_parties(template, ExternalAccount),
         )
     for party_id in names.wallets:
         parties[party_id] = want(
-            "wallet", party_id, ExternalWallet, visible_parties(caller, ExternalWallet)
+            "wallet", party_id, ExternalWallet, lambda: visible_parties(template, ExternalWallet)
         )
-    want("counterparty", names.counterparty_id, Counterparty, visible_counterparties(caller))
-    owner: Any = None
-    destination: Any = parties.get(names.destination_party) if names.destination_party else None
-    if destination is not None:
-        owner = aliased(
-            Counterparty, visible_counterparties(caller, include_deleted=True).subquery()
+    want(
+        "counterparty",
+        names.counterparty_id,
+        Counterparty,
+        lambda: visible_counterparties(template),
+    )
+    destination = parties.get(names.destination_party) if names.destination_party else None
+    shape: _PlanShape = (
+        caller.customer_id is not None,
+        caller.account_ids is not None,
+        tuple(kind for kind, _, _ in roles),
+        destination,
+    )
+    statement = _plan_statements.get(shape)
+    if statement is None:
+        statement = _plan_statement(
+            template,
+            [(kind, (model, visible())) for kind, _, (model, visible) in roles],
+            destination,
         )
-    statement = select(Organization, *(alias for _, _, alias in roles))
-    if owner is not None:
-        statement = statement.add_columns(owner)
-    joined: Any = Organization
-    for _, _, alias in roles:
-        joined = outerjoin(joined, alias, true())
-    if owner is not None:
-        joined = outerjoin(joined, owner, owner.id == destination.counterparty_id)
-    statement = statement.select_from(joined).where(Organization.id == caller.organization_id)
-    row = (await session.execute(statement)).one()
+        if len(_plan_statements) < _PLAN_SHAPES_MAX:
+            _plan_statements[shape] = statement
+    values: dict[str, Any] = {f"id_{index}": role[1] for index, role in enumerate(roles)}
+    values["caller_organization_id"] = caller.organization_id
+    if caller.customer_id is not None:
+        values["caller_customer_id"] = caller.customer_id
+    if caller.account_ids is not None:
+        values["caller_account_ids"] = sorted(caller.account_ids)
+    row = (await session.execute(statement, values)).one()
     found = PlanRows(
         organization=row[0],
         customer=None,
@@ -411,7 +479,7 @@ async def plan_rows(session: AsyncSession, caller: Caller, names: PlanNames) -> 
         external_accounts={},
         wallets={},
         counterparty=None,
-        destination_owner=row[-1] if owner is not None else None,
+        destination_owner=row[-1] if destination is not None else None,
     )
     customer = counterparty = None
     for (kind, identifier, _), value in zip(roles, row[1:], strict=False):

@@ -58,6 +58,8 @@ from corridor.treasury.endpoints import router as treasury_router
 from corridor.web.context import IdempotentReplay, replay_response
 from corridor.web.docs import install_docs
 from corridor.web.errors import install_error_handlers
+from corridor.requestlogs.endpoints import router as request_logs_router
+from corridor.requestlogs.recorder import RequestLogBuffer
 from corridor.web.middleware import RequestMiddleware
 from corridor.web.openapi import install_examples
 from corridor.web.ratelimits import RateLimiter
@@ -91,6 +93,7 @@ ROUTERS = [
     oauth_router,
     oauth_grants_router,
     mcp_metadata_router,
+    request_logs_router,
 ]
 
 DESCRIPTION = """
@@ -211,6 +214,11 @@ def create_app(
             if workers_wanted
             else None
         )
+        request_log_flushing = (
+            asyncio.create_task(app.state.request_log.run(stop))
+            if app.state.request_log is not None
+            else None
+        )
         replica_watch = (
             asyncio.create_task(database.replica.watch(database.engine, stop))
             if database.replica is not None
@@ -225,6 +233,8 @@ def create_app(
                 await workers
             if replica_watch is not None:
                 await replica_watch
+            if request_log_flushing is not None:
+                await request_log_flushing
             await database.dispose()
             tracing.flush()
             metrics.process_exiting()
@@ -255,6 +265,9 @@ def create_app(
     # An ASGI app of its own (the MCP SDK's), on the API's port and credentials.
     app.router.routes.append(Route("/mcp", mcp_endpoint, methods=["GET", "POST", "DELETE"]))
     app.state.rate_limiter = RateLimiter(settings)
+    app.state.request_log = (
+        RequestLogBuffer(database, clock) if settings.request_log_enabled else None
+    )
     install_error_handlers(app)
 
     @app.exception_handler(IdempotentReplay)
@@ -283,6 +296,7 @@ def create_app(
         upload_path_prefix="/uploads/",
         upload_bytes_max=document_bytes_max,
         sandbox=settings.is_sandbox,
+        request_log=app.state.request_log,
     )
     if settings.metrics_enabled:
         # Outside the others: every answer is counted, those given in front of the router too.

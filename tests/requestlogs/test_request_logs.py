@@ -125,7 +125,7 @@ async def test_filters(app, tenant):
     }
     assert found(await _logs(tenant, apiKeyId=key_id, status="404")) == {ids["missing"]}
     assert found(await _logs(tenant, apiKeyId=key_id, status="2xx")) == {ids["ok"]}
-    assert found(await _logs(tenant, apiKeyId=key_id, method="post")) == {ids["refused"]}
+    assert found(await _logs(tenant, apiKeyId=key_id, method="POST")) == {ids["refused"]}
     assert found(await _logs(tenant, apiKeyId=key_id, path="/v1/customers/")) == {ids["missing"]}
     assert found(await _logs(tenant, apiKeyId=key_id, path="/v1/api-keys")) == {ids["refused"]}
     assert found(await _logs(tenant, q="find-me")) == {ids["refused"]}

@@ -12,8 +12,7 @@ from corridor.kit.clock import as_utc
 from corridor.kit.errors import ValidationFailed
 from corridor.kit.pagination import ListResponse
 from corridor.requestlogs import service
-from corridor.requestlogs.repository import RequestLogFilters
-from corridor.requestlogs.rules import STATUS_FILTER_PATTERN, status_range
+from corridor.requestlogs.rules import STATUS_FILTER_PATTERN, RequestLogFilters, status_range
 from corridor.requestlogs.schemas import RequestLogRead
 from corridor.web.context import Context
 from corridor.web.openapi import ERROR_RESPONSES

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -12,18 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from corridor.auth.callers import Caller
 from corridor.kit.db import affected_rows, get_visible
 from corridor.models.request_log import RequestLog
-from corridor.requestlogs.rules import StatusRange
-
-
-@dataclass(frozen=True, slots=True)
-class RequestLogFilters:
-    credential_id: str | None = None
-    status: StatusRange | None = None
-    method: str | None = None
-    path_prefix: str | None = None
-    query: str | None = None
-    created_after: datetime | None = None  # inclusive
-    created_before: datetime | None = None  # exclusive
+from corridor.requestlogs.rules import RequestLogFilters
 
 
 def _like_escaped(text: str) -> str:

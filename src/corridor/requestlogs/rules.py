@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 STATUS_FILTER_PATTERN = r"^[1-5]([0-9]{2}|xx|XX)$"
@@ -21,6 +22,17 @@ class StatusRange:
 
     low: int
     high: int
+
+
+@dataclass(frozen=True, slots=True)
+class RequestLogFilters:
+    credential_id: str | None = None
+    status: StatusRange | None = None
+    method: str | None = None
+    path_prefix: str | None = None
+    query: str | None = None
+    created_after: datetime | None = None  # inclusive
+    created_before: datetime | None = None  # exclusive
 
 
 def status_range(text: str) -> StatusRange | None:

@@ -12,7 +12,7 @@ from corridor.kit.errors import Forbidden
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.request_log import RequestLog
 from corridor.requestlogs import repository
-from corridor.requestlogs.repository import RequestLogFilters
+from corridor.requestlogs.rules import RequestLogFilters
 
 READ_SCOPE = Scope.ORGANIZATIONS_READ
 

@@ -58,8 +58,9 @@ async def get_request_log(session: AsyncSession, caller: Caller, request_id: str
 
 
 async def insert_request_logs(session: AsyncSession, rows: list[dict[str, Any]]) -> None:
-    """One multi-row INSERT of a batch (the recorder's)."""
-    await session.execute(insert(RequestLog), rows)
+    """A batch (the recorder's) in multi-row INSERTs: the table's, not the ORM's bulk
+    insert, which sends one statement per row on aiosqlite."""
+    await session.execute(insert(RequestLog.__table__), rows)
 
 
 async def delete_request_logs_before(session: AsyncSession, cutoff: datetime, limit: int) -> int:

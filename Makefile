@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: serve test bench lint format install lock clean sdk-models
+.PHONY: serve test bench lint format install lock clean sdk-models docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +18,10 @@ $(STAMP): pyproject.toml clients/python/pyproject.toml constraints.txt | $(BIN)/
 
 install: $(STAMP)
 
+# The guide is built first when docs/ changed since (served at /guide); a failed build does
+# not keep the server from starting (/guide then says how to build it).
 serve: $(STAMP)
+	-@$(MAKE) --no-print-directory site/index.html
 	$(BIN)/corridor migrate
 	$(BIN)/corridor init --if-empty
 	$(BIN)/corridor serve
@@ -31,6 +34,17 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks $(BENCH_ARGS)
+
+# The guide (docs/, mkdocs.yml) into site/, offline. The event and error catalogs are
+# generated from the code: the build fails when they are not current (or miss a type or
+# code the code has); `$(BIN)/python -m corridor.docs_catalog` rewrites them.
+DOCS_SOURCES := mkdocs.yml $(shell find docs -name '*.md' 2>/dev/null)
+docs: $(STAMP)
+	$(BIN)/python -m corridor.docs_catalog --check
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+site/index.html: $(STAMP) $(DOCS_SOURCES)
+	$(MAKE) --no-print-directory docs
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks clients lint
@@ -59,4 +73,4 @@ lock:
 	rm -rf .venv-lock
 
 clean:
-	rm -rf $(VENV) .corridor
+	rm -rf $(VENV) .corridor site

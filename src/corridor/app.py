@@ -58,11 +58,16 @@ from corridor.treasury.endpoints import router as treasury_router
 from corridor.web.context import IdempotentReplay, replay_response
 from corridor.web.docs import install_docs
 from corridor.web.errors import install_error_handlers
+<<<<<<< HEAD
 from corridor.requestlogs.endpoints import router as request_logs_router
 from corridor.requestlogs.recorder import RequestLogBuffer
+=======
+from corridor.web.guide import install_guide
+>>>>>>> main
 from corridor.web.middleware import RequestMiddleware
 from corridor.web.openapi import install_examples
 from corridor.web.ratelimits import RateLimiter
+from corridor.web.routing import install_route_index
 from corridor.web.request_metrics import RequestMetrics
 from corridor.webhooks.endpoints import router as webhooks_router
 from corridor.workers.runner import run_workers
@@ -277,8 +282,10 @@ def create_app(
     for router in ROUTERS:
         app.include_router(router)
     install_docs(app)
+    install_guide(app, settings.guide_directory)
     install_console(app)
     install_examples(app)
+    install_route_index(app.router)
     app.state.express_tally = ExpressTally()
     if settings.express_submit and not database.is_sqlite:
         app.add_middleware(

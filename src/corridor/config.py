@@ -96,6 +96,8 @@ class Settings(BaseSettings):
     webhook_history_enabled: bool = True
     webhook_history_days: int = Field(default=90, ge=1, le=3650)
     webhook_concurrent_attempts_max: int = Field(default=32, ge=1, le=1000)
+    # The guide's built site (`make docs`), served at /guide; unset: the checkout's site/.
+    guide_directory: Path | None = None
     # Documents (docs/decisions.md "Documents"): files in a `documents` folder beside the
     # SQLite database (or under .corridor/) by default; S3-compatible storage when a bucket
     # is set (credentials from these settings or the usual AWS_* variables).

@@ -13,12 +13,19 @@ from corridor.accounts import service as accounts
 from corridor.agents import repository, spend
 from corridor.agents.rules import AgentStatus, PayeeType
 from corridor.agents.schemas import AgentCreate, AgentRead, AgentUpdate, AllowlistEntry, LimitsIn
+from corridor.auth import service as auth
 from corridor.auth.callers import Caller, CallerKind, ToolConfirmation
 from corridor.auth.scopes import AGENT_KEY_SCOPES, Scope
 from corridor.auth.secrets import agent_key_secret, hash_secret, visible_prefix
 from corridor.customers import service as customers
 from corridor.kit.db import get_visible
-from corridor.kit.errors import Forbidden, InvalidState, ValidationFailed
+from corridor.kit.errors import (
+    Forbidden,
+    InvalidState,
+    SandboxOnly,
+    Unauthorized,
+    ValidationFailed,
+)
 from corridor.kit.ids import looks_like_id, new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.access import ApiKey
@@ -323,6 +330,31 @@ async def create_agent_key(
     session.add(key)
     await session.flush()
     return key, secret
+
+
+async def sandbox_agent_caller(
+    session: AsyncSession, *, caller: Caller, agent_id: str, sandbox: bool
+) -> Caller:
+    """The agent as its program calls the API: the caller its newest live key
+    authenticates as, for a test payment in the sandbox (the console's test mode), so the
+    submit meets the agent's own checks (status, allowlist, limits, approval). Sandbox
+    only; console sessions and unrestricted keys; 409 when the agent has no live key."""
+    if not sandbox:
+        raise SandboxOnly()
+    caller.require_unrestricted("act as an agent")
+    agent = await get_agent(session, caller=caller, agent_id=agent_id)
+    keys = sorted(await repository.live_keys_of(session, agent.id), key=lambda key: key.id)
+    if not keys:
+        raise InvalidState(
+            f"Agent {agent.id} has no live key: issue it one, then try again",
+            current_status=agent.status,
+        )
+    try:
+        return await auth.agent_key_caller(session, keys[-1])
+    except Unauthorized:
+        raise InvalidState(
+            f"Agent {agent.id} is {agent.status}: it cannot pay", current_status=agent.status
+        ) from None
 
 
 async def list_agent_keys(

@@ -58,7 +58,7 @@ async def authenticate(
     if key is None or not is_live_key(key.secret_hash, key.revoked_at, secret_hash):
         raise Unauthorized()
     if key.kind == "AGENT":
-        return await _agent_caller(session, key)
+        return await agent_key_caller(session, key)
     organization = await repository.organization_by_id(session, key.organization_id)
     assert organization is not None
     return organization_key_caller(
@@ -198,8 +198,10 @@ async def _console_caller(session: AsyncSession, token: str, now: datetime) -> C
     )
 
 
-async def _agent_caller(session: AsyncSession, key: ApiKey) -> Caller:
-    """Spec 5.4: fixed scopes, confined to the agent's customer and funding account."""
+async def agent_key_caller(session: AsyncSession, key: ApiKey) -> Caller:
+    """Spec 5.4: fixed scopes, confined to the agent's customer and funding account (what
+    the key authenticates as; `agents.service.sandbox_agent_caller` for the console's test
+    payments)."""
     agent = await repository.live_agent_of_key(session, key)
     if agent is None:
         raise Unauthorized()

@@ -17,8 +17,8 @@ from corridor.auth.scopes import Scope
 from corridor.clocks import repository, rules
 from corridor.clocks.errors import ClockBackwards, ClockNotFound
 from corridor.clocks.schemas import ClockRead
-from corridor.kit.clock import ClockShift
-from corridor.models.clock import SandboxClock
+from corridor.kit.clock import Clock, ClockShift
+from corridor.models.clock import SandboxClock, clock_of
 
 
 def _read(shift: ClockShift, system_now: datetime) -> ClockRead:
@@ -85,3 +85,12 @@ async def reset_clock(
     caller.require_scope(Scope.SANDBOX_WRITE)
     await repository.delete_clock(session, caller.organization_id)
     return _read(ClockShift(), system_now)
+
+
+async def clock_for(session: AsyncSession, *, caller: Caller, sandbox: bool, base: Clock) -> Clock:
+    """The clock the caller's organization runs on: its sandbox clock when it was advanced,
+    else `base` (the system's); production never reads one. What the API's request context
+    reads (web/context.py), for callers outside it (the console's test mode)."""
+    if not sandbox:
+        return base
+    return await clock_of(session, caller.organization_id, base)

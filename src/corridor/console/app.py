@@ -16,6 +16,7 @@ from corridor.console.pages import (
     decisions,
     home,
     reconciliation,
+    testmode,
     transfers,
 )
 from corridor.console.routing import CONSOLE_PREFIX
@@ -39,6 +40,7 @@ PAGES = [
     reconciliation.router,
     customers.router,
     assistant.router,
+    testmode.router,
     *admin.ROUTERS,
 ]
 

@@ -17,6 +17,7 @@ class NavItem:
     path: str
     label: str
     starts_group: bool = False  # drawn with a divider before it (money, queues, setup)
+    sandbox_only: bool = False  # listed only on a sandbox server (test mode)
 
 
 # The navigation bar, in order, in groups: the money, the queues that need a person, the
@@ -37,6 +38,7 @@ NAVIGATION: list[NavItem] = [
     NavItem("/console/connected-apps", "Connected apps"),
     NavItem("/console/settings", "Settings"),
     NavItem("/console/assistant", "Assistant", starts_group=True),
+    NavItem("/console/test-mode", "Test mode", sandbox_only=True),
 ]
 
 # After an action a page redirects with `?done=<code>`; the layout shows the sentence.
@@ -72,7 +74,9 @@ def page(
     return render(
         template,
         status=status,
-        navigation=NAVIGATION,
+        navigation=[
+            item for item in NAVIGATION if console.settings.is_sandbox or not item.sandbox_only
+        ],
         current=_current(request.url.path),
         here=here or request.url.path,
         user_email=console.user_email,

@@ -1,6 +1,7 @@
-"""The README's curl sections of issue 13 ("Documents", "Statements", "Operators and child
-organizations") run as written
-against `corridor serve`, after the "Try it with curl" commands they build on, and again."""
+"""The guide's curl sections of issue 13 ("Documents", "Statements", "Operators and child
+organizations", on the quickstart page docs/quickstart/platforms.md; the README's until
+the guide took them over) run as written against `corridor serve`, after the curl set-up
+page they build on (docs/quickstart/curl.md), and again."""
 
 from __future__ import annotations
 
@@ -8,37 +9,30 @@ import os
 import re
 import subprocess
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import BACKENDS
+from tests.docs_samples import script
 from tests.live_server import live_corridor
 from tests.programs import needs
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+PAGE = "quickstart/platforms.md"
 SECTIONS = ("Documents", "Statements", "Operators and child organizations")
 script_run_s_max = 120
-
-
-def _shell_blocks(section_title: str) -> str:
-    text = README.read_text()
-    section = text[text.index(f"## {section_title}\n") :]
-    section = section[: section.index("\n## ", 1)]
-    return "\n".join(re.findall(r"```sh\n(.*?)```", section, flags=re.DOTALL))
 
 
 def _script() -> str:
     """The curl set-up once (it is not meant to be repeated: its customer is created under a
     fixed Idempotency-Key), then the sections' commands twice."""
-    setup = _shell_blocks("Try it with curl")
+    setup = script("quickstart/curl.md", "sh")
     # The server and key come from the environment instead of the placeholders.
     setup = "\n".join(
         line
         for line in setup.splitlines()
         if not line.startswith(("export CORRIDOR=", "export CORRIDOR_KEY="))
     )
-    sections = "\n".join(_shell_blocks(title) for title in SECTIONS)
+    sections = "\n".join(script(PAGE, "sh", title) for title in SECTIONS)
     sections = "\n".join(
         line for line in sections.splitlines() if not line.startswith("export CORRIDOR_CONSOLE_")
     )
@@ -47,7 +41,7 @@ def _script() -> str:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @needs("curl")
-def test_the_readme_curl_sections_run_any_number_of_times(backend, tmp_path):
+def test_the_guides_curl_sections_run_any_number_of_times(backend, tmp_path):
     with live_corridor(
         backend, tmp_path, settings={"CORRIDOR_DOCUMENTS_DIRECTORY": str(tmp_path / "files")}
     ) as live:

@@ -1,5 +1,7 @@
-"""The README's Assistant and MCP sections run as written against a fresh server with its
-workers (after the curl quickstart they continue), printing what they promise."""
+"""The guide's assistant and MCP quickstarts (docs/quickstart/assistant.md, and the "MCP"
+section of docs/quickstart/mcp.md; the README's until the guide took them over) run as
+written against a fresh server with its workers (after the curl set-up page they continue),
+printing what they promise."""
 
 from __future__ import annotations
 
@@ -7,45 +9,34 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
+from tests.docs_samples import script
 from tests.live_server import live_corridor
 from tests.programs import needs
 
-README = Path(__file__).resolve().parents[2] / "README.md"
 example_run_s_max = 120
 
 
-def _section(title: str) -> str:
-    text = README.read_text()
-    section = text[text.index(f"## {title}\n") :]
-    return section[: section.index("\n## ", 1)]
-
-
-def _blocks(title: str, language: str) -> str:
-    return "\n".join(re.findall(rf"```{language}\n(.*?)```", _section(title), flags=re.DOTALL))
-
-
 @needs("curl")
-def test_the_readme_assistant_and_mcp_examples_run_as_written(tmp_path) -> None:
+def test_the_guides_assistant_and_mcp_examples_run_as_written(tmp_path) -> None:
     with live_corridor("sqlite", tmp_path, workers=True) as live:
         environment = {
             **os.environ,
             "CORRIDOR_API_KEY": live.api_key,
             "CORRIDOR_BASE_URL": live.base_url,
         }
-        script = "\n".join(
+        whole = "\n".join(
             [
                 "set -euo pipefail",
-                _blocks("Try it with curl", "sh"),
+                script("quickstart/curl.md", "sh"),
                 "echo",
-                _blocks("Assistant", "sh"),
+                script("quickstart/assistant.md", "sh"),
                 "echo",
-                _blocks("MCP", "sh"),
+                script("quickstart/mcp.md", "sh", "MCP"),
             ]
         )
         ran = subprocess.run(
-            ["bash", "-c", script],
+            ["bash", "-c", whole],
             env=environment,
             capture_output=True,
             text=True,
@@ -63,7 +54,7 @@ def test_the_readme_assistant_and_mcp_examples_run_as_written(tmp_path) -> None:
         assert '"serverInfo"' in ran.stdout
 
         python = subprocess.run(
-            [sys.executable, "-c", _blocks("MCP", "python")],
+            [sys.executable, "-c", script("quickstart/mcp.md", "python", "MCP")],
             env=environment,
             capture_output=True,
             text=True,

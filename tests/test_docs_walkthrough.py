@@ -1,30 +1,24 @@
-"""The README's walkthrough (every shell block from "Try it with curl" to the Python SDK)
-runs top to bottom in one bash, twice in a row, against a live server with its workers:
-every command must succeed (`set -euo pipefail`), and nothing may be written into the
-checkout."""
+"""The guide's walkthrough (every shell block of the quickstart pages in
+tests/docs_samples.WALKTHROUGH, from the curl set-up to MCP; the README ran them until the
+guide took them over) runs top to bottom in one bash, twice in a row, against a live
+server with its workers: every command must succeed (`set -euo pipefail`), and nothing may
+be written into the checkout."""
 
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 from collections.abc import Iterator
-from pathlib import Path
 
+import httpx
 import pytest
 
+from corridor import docs_catalog
+from tests.docs_samples import CHECKOUT, walkthrough_blocks
 from tests.live_server import LiveServer, live_corridor
 from tests.programs import needs
 
-CHECKOUT = Path(__file__).resolve().parents[1]
-README = CHECKOUT / "README.md"
 walkthrough_run_s_max = 900
-
-
-def walkthrough_blocks() -> list[str]:
-    text = README.read_text()
-    section = text[text.index("## Try it with curl") : text.index("## Python SDK")]
-    return re.findall(r"```sh\n(.*?)```", section, flags=re.DOTALL)
 
 
 def _checkout_state() -> set[str]:
@@ -90,3 +84,21 @@ def test_the_walkthrough_runs_twice_in_one_shell_and_writes_nothing_into_the_che
     assert ran.stdout.count("account.funded") >= 2
     assert ran.stdout.count("Removed endpoint") == 2
     assert _checkout_state() == before
+    # Every event type the walkthrough made is in the guide's event catalog.
+    made = _message_types(live)
+    assert {"customer.created", "account.funded", "transfer.created", "transfer.completed"} <= made
+    assert made <= docs_catalog.EVENTS.keys(), made - docs_catalog.EVENTS.keys()
+
+
+def _message_types(live: LiveServer) -> set[str]:
+    types: set[str] = set()
+    query: dict[str, str | int] = {"limit": 250}
+    headers = {"Authorization": f"Bearer {live.api_key}"}
+    while True:
+        page = httpx.get(
+            f"{live.base_url}/v1/webhooks/messages", params=query, headers=headers, timeout=60
+        ).json()
+        types |= {message["eventType"] for message in page["data"]}
+        if page["done"]:
+            return types
+        query["iterator"] = page["iterator"]

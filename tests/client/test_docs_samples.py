@@ -1,27 +1,24 @@
-"""The README's Python SDK examples run as written, against a live server, twice."""
+"""The guide's Python SDK examples (docs/quickstart/python-sdk.md; the README's until the
+guide took them over) run as written, against a live server, twice."""
 
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
-from pathlib import Path
 
+from tests.docs_samples import script
 from tests.live_server import LiveServer
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PAGE = "quickstart/python-sdk.md"
 example_run_s_max = 120
 
 
 def _sdk_examples() -> str:
-    text = README.read_text()
-    section = text[text.index("## Python SDK") :]
-    section = section[: section.index("\n## ", 1)]
-    return "\n".join(re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL))
+    return script(PAGE, "python")
 
 
-def test_the_readme_sdk_examples_run_as_written_any_number_of_times(live: LiveServer):
+def test_the_guides_sdk_examples_run_as_written_any_number_of_times(live: LiveServer):
     environment = {
         **os.environ,
         "CORRIDOR_API_KEY": live.api_key,

@@ -1,0 +1,85 @@
+"""The guide's code samples (docs/, the MkDocs site at /guide), as the tests run them.
+
+A page's samples are its fenced blocks of one language (```sh, ```python); `section`
+narrows them to one `## ` section of the page. Every sh and python block of the guide's
+quickstart pages runs in a test (tests/test_docs_samples.py checks that none is left out):
+WALKTHROUGH's pages run top to bottom in one bash (tests/test_docs_walkthrough.py), some
+sections again on their own against a fresh server (tests/test_docs_curl.py,
+tests/assistant/test_docs_samples.py), and the Python SDK's page in Python
+(tests/client/test_docs_samples.py)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+DOCS = CHECKOUT / "docs"
+
+# The walkthrough, in the order it runs: each page builds on the ones before it.
+WALKTHROUGH = (
+    "quickstart/curl.md",
+    "quickstart/payouts.md",
+    "quickstart/agents.md",
+    "quickstart/platforms.md",
+    "quickstart/webhooks.md",
+    "quickstart/assistant.md",
+    "quickstart/mcp.md",
+)
+
+
+def page_text(page: str) -> str:
+    return (DOCS / page).read_text()
+
+
+def section_text(page: str, title: str | None = None) -> str:
+    """The page, or its `## title` section (up to the next `## ` heading)."""
+    text = page_text(page)
+    if title is None:
+        return text
+    section = text[text.index(f"## {title}\n") :]
+    end = section.find("\n## ", 1)
+    return section if end < 0 else section[:end]
+
+
+def blocks(page: str, language: str, title: str | None = None) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", section_text(page, title), flags=re.DOTALL)
+
+
+def script(page: str, language: str, title: str | None = None) -> str:
+    return "\n".join(blocks(page, language, title))
+
+
+def walkthrough_blocks() -> list[str]:
+    return [block for page in WALKTHROUGH for block in blocks(page, "sh")]
+
+
+# Which test runs which samples: (page, language, section or None for the whole page).
+RUN_BY: dict[str, tuple[tuple[str, str, str | None], ...]] = {
+    "tests/test_docs_walkthrough.py": tuple((page, "sh", None) for page in WALKTHROUGH),
+    "tests/test_docs_curl.py": (
+        ("quickstart/curl.md", "sh", None),
+        ("quickstart/platforms.md", "sh", "Documents"),
+        ("quickstart/platforms.md", "sh", "Statements"),
+        ("quickstart/platforms.md", "sh", "Operators and child organizations"),
+    ),
+    "tests/assistant/test_docs_samples.py": (
+        ("quickstart/curl.md", "sh", None),
+        ("quickstart/assistant.md", "sh", None),
+        ("quickstart/mcp.md", "sh", "MCP"),
+        ("quickstart/mcp.md", "python", "MCP"),
+    ),
+    "tests/client/test_docs_samples.py": (("quickstart/python-sdk.md", "python", None),),
+    "tests/test_docs_samples.py": (
+        ("quickstart/webhooks.md", "python", None),
+        ("quickstart/mcp.md", "python", "Agents connect safely"),
+    ),
+}
+
+# The samples no test runs, by their first line, and why.
+NOT_RUN = {
+    "pip install -e clients/python": "installs the SDK; `make install` did that for the tests",
+    "export CORRIDOR_ENV=production CORRIDOR_DATABASE_URL=postgresql+asyncpg://corridor@db/corridor": (
+        "a production deployment: its own PostgreSQL, secret key and live keys"
+    ),
+}

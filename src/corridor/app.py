@@ -48,6 +48,8 @@ from corridor.parties.endpoints import router as parties_router
 from corridor.quotes.binding import QuoteLocks
 from corridor.quotes.endpoints import router as quotes_router
 from corridor.reconciliation.endpoints import router as reconciliation_router
+from corridor.requestlogs.endpoints import router as request_logs_router
+from corridor.requestlogs.recorder import RequestLogBuffer
 from corridor.statements.endpoints import router as statements_router
 from corridor.tools.registry import ToolEnvironment
 from corridor.transfers.deposit_endpoints import router as deposits_router
@@ -58,17 +60,12 @@ from corridor.treasury.endpoints import router as treasury_router
 from corridor.web.context import IdempotentReplay, replay_response
 from corridor.web.docs import install_docs
 from corridor.web.errors import install_error_handlers
-<<<<<<< HEAD
-from corridor.requestlogs.endpoints import router as request_logs_router
-from corridor.requestlogs.recorder import RequestLogBuffer
-=======
 from corridor.web.guide import install_guide
->>>>>>> main
 from corridor.web.middleware import RequestMiddleware
 from corridor.web.openapi import install_examples
 from corridor.web.ratelimits import RateLimiter
-from corridor.web.routing import install_route_index
 from corridor.web.request_metrics import RequestMetrics
+from corridor.web.routing import install_route_index
 from corridor.webhooks.endpoints import router as webhooks_router
 from corridor.workers.runner import run_workers
 

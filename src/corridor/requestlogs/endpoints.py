@@ -122,9 +122,7 @@ async def list_request_logs(
     tags=TAGS,
     summary="Get an API request",
 )
-async def get_request_log(
-    request_id: str, _flushed: Flushed, context: Context
-) -> RequestLogRead:
+async def get_request_log(request_id: str, _flushed: Flushed, context: Context) -> RequestLogRead:
     """One request by its id (the `X-Request-Id` it was answered with, the `requestId` of
     its error body)."""
     found = await service.read_request_log(

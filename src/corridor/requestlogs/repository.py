@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Select, delete, insert, or_, select
+from sqlalchemy import Select, Table, delete, insert, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
@@ -16,6 +16,9 @@ from corridor.requestlogs.rules import RequestLogFilters
 
 def _like_escaped(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+_REQUEST_LOGS = cast("Table", RequestLog.__table__)
 
 
 def visible_request_logs(caller: Caller) -> Select[Any]:
@@ -46,6 +49,8 @@ def filtered_request_logs(caller: Caller, filters: RequestLogFilters) -> Select[
                 RequestLog.id == filters.query,
             )
         )
+    if filters.after_id is not None:
+        statement = statement.where(RequestLog.id > filters.after_id)
     if filters.created_after is not None:
         statement = statement.where(RequestLog.created_at >= filters.created_after)
     if filters.created_before is not None:
@@ -60,7 +65,7 @@ async def get_request_log(session: AsyncSession, caller: Caller, request_id: str
 async def insert_request_logs(session: AsyncSession, rows: list[dict[str, Any]]) -> None:
     """A batch (the recorder's) in multi-row INSERTs: the table's, not the ORM's bulk
     insert, which sends one statement per row on aiosqlite."""
-    await session.execute(insert(RequestLog.__table__), rows)
+    await session.execute(insert(_REQUEST_LOGS), rows)
 
 
 async def delete_request_logs_before(session: AsyncSession, cutoff: datetime, limit: int) -> int:

@@ -33,6 +33,8 @@ class RequestLogFilters:
     query: str | None = None
     created_after: datetime | None = None  # inclusive
     created_before: datetime | None = None  # exclusive
+    # Only requests after this one (ids sort by time): what `corridor logs tail` has not shown.
+    after_id: str | None = None
 
 
 def status_range(text: str) -> StatusRange | None:

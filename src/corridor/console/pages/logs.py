@@ -21,7 +21,11 @@ from corridor.requestlogs.rules import RequestLogFilters, status_range
 
 router = console_router()
 
-STATUS_CLASSES = [("2xx", "Succeeded (2xx)"), ("4xx", "Failed (4xx)"), ("5xx", "Server error (5xx)")]
+STATUS_CLASSES = [
+    ("2xx", "Succeeded (2xx)"),
+    ("4xx", "Failed (4xx)"),
+    ("5xx", "Server error (5xx)"),
+]
 
 
 async def _flush(request: Request) -> None:

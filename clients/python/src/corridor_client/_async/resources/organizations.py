@@ -103,26 +103,25 @@ class AsyncRequestLogs(AsyncResource):
         api_key_id: str | None = None,
         status: str | None = None,
         method: str | None = None,
-        path: str | None = None,
+        path_prefix: str | None = None,
         q: str | None = None,
         created_after: datetime | None = None,
         created_before: datetime | None = None,
         limit: int | None = None,
     ) -> AsyncPager[RequestLogRead]:
-        """Newest first. `status` is one (`404`) or a class (`4xx`); `path` a prefix; `q`
-        searches paths, error codes, Idempotency-Keys and request ids."""
-        return self._list(
-            "/v1/request-logs",
-            RequestLogRead,
-            apiKeyId=api_key_id,
-            status=status,
-            method=method,
-            path=path,
-            q=q,
-            createdAfter=created_after,
-            createdBefore=created_before,
-            limit=limit,
-        )
+        """Newest first. `status` is one (`404`) or a class (`4xx`); `path_prefix` the
+        start of the path; `q` searches paths, error codes, Idempotency-Keys and request ids."""
+        query: dict[str, Any] = {
+            "apiKeyId": api_key_id,
+            "status": status,
+            "method": method,
+            "path": path_prefix,
+            "q": q,
+            "createdAfter": created_after,
+            "createdBefore": created_before,
+            "limit": limit,
+        }
+        return self._list("/v1/request-logs", RequestLogRead, **query)
 
     async def retrieve(self, request_id: str) -> RequestLogRead:
         """One request by its id (its X-Request-Id)."""

@@ -48,6 +48,8 @@ from corridor.parties.endpoints import router as parties_router
 from corridor.quotes.binding import QuoteLocks
 from corridor.quotes.endpoints import router as quotes_router
 from corridor.reconciliation.endpoints import router as reconciliation_router
+from corridor.requestlogs.endpoints import router as request_logs_router
+from corridor.requestlogs.recorder import RequestLogBuffer
 from corridor.statements.endpoints import router as statements_router
 from corridor.tools.registry import ToolEnvironment
 from corridor.transfers.deposit_endpoints import router as deposits_router
@@ -62,8 +64,8 @@ from corridor.web.guide import install_guide
 from corridor.web.middleware import RequestMiddleware
 from corridor.web.openapi import install_examples
 from corridor.web.ratelimits import RateLimiter
-from corridor.web.routing import install_route_index
 from corridor.web.request_metrics import RequestMetrics
+from corridor.web.routing import install_route_index
 from corridor.webhooks.endpoints import router as webhooks_router
 from corridor.workers.runner import run_workers
 
@@ -93,6 +95,7 @@ ROUTERS = [
     oauth_router,
     oauth_grants_router,
     mcp_metadata_router,
+    request_logs_router,
 ]
 
 DESCRIPTION = """
@@ -213,6 +216,11 @@ def create_app(
             if workers_wanted
             else None
         )
+        request_log_flushing = (
+            asyncio.create_task(app.state.request_log.run(stop))
+            if app.state.request_log is not None
+            else None
+        )
         replica_watch = (
             asyncio.create_task(database.replica.watch(database.engine, stop))
             if database.replica is not None
@@ -227,6 +235,8 @@ def create_app(
                 await workers
             if replica_watch is not None:
                 await replica_watch
+            if request_log_flushing is not None:
+                await request_log_flushing
             await database.dispose()
             tracing.flush()
             metrics.process_exiting()
@@ -257,6 +267,9 @@ def create_app(
     # An ASGI app of its own (the MCP SDK's), on the API's port and credentials.
     app.router.routes.append(Route("/mcp", mcp_endpoint, methods=["GET", "POST", "DELETE"]))
     app.state.rate_limiter = RateLimiter(settings)
+    app.state.request_log = (
+        RequestLogBuffer(database, clock) if settings.request_log_enabled else None
+    )
     install_error_handlers(app)
 
     @app.exception_handler(IdempotentReplay)
@@ -287,6 +300,7 @@ def create_app(
         upload_path_prefix="/uploads/",
         upload_bytes_max=document_bytes_max,
         sandbox=settings.is_sandbox,
+        request_log=app.state.request_log,
     )
     if settings.metrics_enabled:
         # Outside the others: every answer is counted, those given in front of the router too.

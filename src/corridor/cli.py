@@ -68,6 +68,8 @@ webhooks_app = _typer("Debug webhook deliveries.")
 app.add_typer(webhooks_app, name="webhooks")
 users_app = _typer("Manage the people who sign in to the console.")
 app.add_typer(users_app, name="users")
+logs_app = _typer("The request log: the API requests of the organization's keys.")
+app.add_typer(logs_app, name="logs")
 console = Console()
 errors = Console(stderr=True)
 # Set by --debug (or CORRIDOR_DEBUG=1): a failure shows its traceback, not one line.
@@ -1343,6 +1345,88 @@ def bank_files_import(
 
     for line in _run(main()):
         console.print(line, highlight=False, soft_wrap=True)
+
+
+# `corridor logs` (issue 28 item 5): written here while cli.py is being split into a
+# package (branch i28cli); it belongs in cli/logs.py there.
+@logs_app.command("tail")
+def logs_tail(
+    key: Annotated[
+        str | None,
+        typer.Option("--key", "-k", metavar="KEY_ID", help="Only this key's requests (key_…)."),
+    ] = None,
+    status: Annotated[
+        str | None,
+        typer.Option("--status", metavar="STATUS", help="A status (404) or a class (4xx, 5xx)."),
+    ] = None,
+    interval: Annotated[
+        float, typer.Option("--interval", min=0.2, max=60, help="Seconds between two looks.")
+    ] = 1.0,
+    organization: Annotated[str | None, _organization_option()] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print JSON lines, one request per line.")
+    ] = False,
+) -> None:
+    """Print the API requests of the organization's keys as they arrive (the request log,
+    as GET /v1/request-logs), the last 10 first; Ctrl-C ends."""
+    from corridor.auth.callers import Caller
+    from corridor.requestlogs import rules, service
+
+    statuses = rules.status_range(status) if status is not None else None
+    if status is not None and statuses is None:
+        _usage_error(f"--status {status!r}: a status (404) or a class of them (4xx)")
+    filters = rules.RequestLogFilters(credential_id=key, status=statuses)
+
+    async def main() -> None:
+        database, _, _ = _open()
+        try:
+            async with database.session(write=False) as session:
+                organization_id = await _resolve_organization(session, organization)
+            caller = Caller.operator(organization_id)
+            last: str | None = None
+            while True:
+                async with database.session(write=False) as session:
+                    found = await service.request_logs_after(
+                        session, caller=caller, filters=filters, after_id=last
+                    )
+                for log in found:
+                    _print_request_log(log, as_json=as_json)
+                    last = log.id
+                await asyncio.sleep(interval)
+        finally:
+            await database.dispose()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        _run(main())
+
+
+def _print_request_log(log, *, as_json: bool) -> None:
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {
+                    "id": log.id,
+                    "createdAt": log.created_at.isoformat(),
+                    "credentialId": log.credential_id,
+                    "method": log.method,
+                    "path": log.path,
+                    "status": log.status,
+                    "latencyMs": log.latency_ms,
+                    "idempotencyKey": log.idempotency_key,
+                    "errorBody": log.error_body,
+                }
+            )
+        )
+        return
+    line = (
+        f"{log.created_at:%Y-%m-%d %H:%M:%S} {log.status} {log.method} {log.path} "
+        f"{log.latency_ms:.0f} ms {log.credential_id} {log.id}"
+    )
+    if log.idempotency_key:
+        line += f" idempotency-key={log.idempotency_key}"
+    if log.error_body:
+        line += f"\n    {log.error_code or 'error'}: {log.error_body.get('message', '')}"
+    typer.echo(line)
 
 
 if __name__ == "__main__":

@@ -124,6 +124,10 @@ class Settings(BaseSettings):
     # A running run's worker renews this lease each step; past it, another worker resumes.
     assistant_run_lease_s: float = Field(default=120, gt=0, le=3600)
     assistant_thread_retention_days: int = Field(default=90, ge=1, le=3650)
+    # The request log of API keys and OAuth tokens (GET /v1/request-logs): whether it is
+    # written, and how many days of it the workers keep.
+    request_log_enabled: bool = True
+    request_log_retention_days: int = Field(default=7, ge=1, le=365)
     # How long a write tool call waits for a person's confirmation (and an owner's console
     # approval stays usable): its MCP requestState expires with it (issue 26).
     tool_confirmation_ttl_s: int = Field(default=600, ge=1, le=7 * 24 * 3600)

@@ -20,7 +20,7 @@ class Scope(StrEnum):
 
     ORGANIZATIONS_READ = (
         "organizations:read",
-        "Read the organization, its configuration and children",
+        "Read the organization, its configuration, children and request log",
     )
     ORGANIZATIONS_WRITE = (
         "organizations:write",

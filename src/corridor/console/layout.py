@@ -34,6 +34,7 @@ NAVIGATION: list[NavItem] = [
     NavItem("/console/agents", "Agents", starts_group=True),
     NavItem("/console/webhooks", "Webhooks"),
     NavItem("/console/api-keys", "API keys"),
+    NavItem("/console/logs", "Logs"),
     NavItem("/console/connected-apps", "Connected apps"),
     NavItem("/console/settings", "Settings"),
     NavItem("/console/assistant", "Assistant", starts_group=True),

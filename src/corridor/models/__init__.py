@@ -12,6 +12,7 @@ from corridor.models import (  # noqa: F401  (register their tables)
     operations,
     party,
     reconciliation,
+    request_log,
     signing,
     transfer,
     webhook,

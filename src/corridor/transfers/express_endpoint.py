@@ -213,6 +213,8 @@ class ExpressCreateSubmit:
         if written is Written.HOLD_REFUSED:
             return HandOn("the hold was refused")  # the general way says why
         self.known.keep(secret_hash, names, read)
+        # Answered here, not handed on: the request log names its caller (web/middleware.py).
+        scope.setdefault("state", {})["caller"] = caller
         return Response(answer, status_code=201, media_type="application/json")
 
     def _kept_answer(

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Protocol
 
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from corridor.auth.callers import Caller, CallerKind
 from corridor.kit.errors import CorridorError, render_error
 from corridor.kit.ids import new_id
 from corridor.kit.logging import get_logger
@@ -26,6 +27,27 @@ logger = get_logger("corridor.http")
 # plain-text 400, is what an over-long URL gets.
 url_bytes_max = 8 * 1024
 request_head_bytes_max = 256 * 1024
+
+
+class RequestLogSink(Protocol):
+    """Where a finished request of an API key or OAuth token goes (requestlogs/recorder.py):
+    called on the request path, so it must only remember."""
+
+    def record(
+        self,
+        request_id: str,
+        caller: Caller,
+        method: str,
+        path: str,
+        status: int,
+        latency_ms: float,
+        idempotency_key: bytes | None,
+        error_body: bytes,
+    ) -> None: ...
+
+
+# An error body is kept up to this many bytes (the house error JSON is a few hundred).
+_error_body_bytes_kept = 8 * 1024 + 1
 
 
 class BodyTooLarge(HTTPException):
@@ -59,8 +81,10 @@ class RequestMiddleware:
         upload_path_prefix: str | None = None,
         upload_bytes_max: int = 0,
         sandbox: bool | None = None,
+        request_log: RequestLogSink | None = None,
     ) -> None:
         self.app = app
+        self.request_log = request_log
         self.sandbox = sandbox
         self.body_bytes_max = body_bytes_max
         # Signed document uploads (documents/endpoints.py) take files up to their own limit.
@@ -81,9 +105,13 @@ class RequestMiddleware:
         sandbox_token = set_sandbox(self.sandbox)
         started = time.perf_counter()
         status: dict[str, Any] = {"code": None}
+        error_body: list[bytes] = []
 
         async def send_with_request_id(message: Message) -> None:
-            if message["type"] == "http.response.start":
+            if message["type"] == "http.response.body":
+                if status["code"] is not None and status["code"] >= 400:
+                    error_body.append(message.get("body", b"")[:_error_body_bytes_kept])
+            elif message["type"] == "http.response.start":
                 status["code"] = message["status"]
                 message.setdefault("headers", [])
                 extra = [(b"x-request-id", request_id.encode())]
@@ -138,15 +166,50 @@ class RequestMiddleware:
                     ),
                 )
         finally:
+            duration_ms = (time.perf_counter() - started) * 1000
             logger.info(
                 "request",
                 method=scope["method"],
                 path=scope["path"],
                 status=status["code"],
-                duration_ms=round((time.perf_counter() - started) * 1000, 2),
+                duration_ms=round(duration_ms, 2),
             )
+            if self.request_log is not None:
+                self._log_request(scope, request_id, status["code"], duration_ms, error_body)
             reset_request_id(token)
             reset_sandbox(sandbox_token)
+
+    def _log_request(
+        self,
+        scope: Scope,
+        request_id: str,
+        status: int | None,
+        duration_ms: float,
+        error_body: list[bytes],
+    ) -> None:
+        """Hand a request of an API key or OAuth token to the request log: the caller the
+        authentication put in the scope's state (none: unauthenticated, not logged), never
+        a header but the Idempotency-Key, never the query string."""
+        state = scope.get("state")
+        caller: Caller | None = state.get("caller") if state else None
+        if caller is None or caller.kind is CallerKind.CONSOLE_USER or status is None:
+            return
+        idempotency_key = None
+        for name, value in scope["headers"]:
+            if name == b"idempotency-key":
+                idempotency_key = value
+                break
+        assert self.request_log is not None
+        self.request_log.record(
+            request_id,
+            caller,
+            scope["method"],
+            scope["path"],
+            status,
+            duration_ms,
+            idempotency_key,
+            b"".join(error_body),
+        )
 
     @staticmethod
     def _declared_length(scope: Scope) -> int:

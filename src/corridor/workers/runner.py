@@ -29,6 +29,7 @@ from corridor.kit.clock import Clock
 from corridor.kit.db import Database
 from corridor.kit.logging import get_logger
 from corridor.mcp import sessions as mcp_sessions
+from corridor.requestlogs import recorder as request_log
 from corridor.transfers.engine import advance as transfer_engine
 from corridor.web import idempotency
 from corridor.webhooks import dispatcher, retention
@@ -57,6 +58,7 @@ TASKS: list[PeriodicTask] = [
     PeriodicTask("idempotency_retention", delete_expired_idempotency_keys, interval_s=300),
     PeriodicTask("webhook_dispatch", dispatcher.dispatch_task, interval_s=0.1),
     PeriodicTask("webhook_retention", retention.purge_task, interval_s=600),
+    PeriodicTask("request_log_retention", request_log.prune_task, interval_s=600),
     PeriodicTask("transfer_engine", transfer_engine.advance_transfers, interval_s=1),
     PeriodicTask("bank_files", bank_file_tasks.write_and_upload, interval_s=1),
     PeriodicTask("bank_file_inbox", bank_file_tasks.read_inbox, interval_s=30),

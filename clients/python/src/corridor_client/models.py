@@ -1907,6 +1907,14 @@ class Health(CorridorModel):
     version: Annotated[str, Field(examples=["0.1.0"], title="Version")]
 
 
+class HttpMethod(StrEnum):
+    get = "GET"
+    post = "POST"
+    put = "PUT"
+    patch = "PATCH"
+    delete = "DELETE"
+
+
 class IdDocumentRead(CorridorModel):
     type: Annotated[str, Field(title="Type")]
     number_last4: Annotated[str, Field(alias="numberLast4", title="Numberlast4")]
@@ -2700,6 +2708,41 @@ class ReplicaCheck(CorridorModel):
     """
     Past this, reads go to the primary
     """
+
+
+class RequestLogRead(CorridorModel):
+    id: Annotated[str, Field(title="Id")]
+    """
+    The request's id: its X-Request-Id (req_…)
+    """
+    credential_id: Annotated[str, Field(alias="credentialId", title="Credentialid")]
+    """
+    The API key (key_…), OAuth grant (oag_…) or platform session (pss_…)
+    """
+    credential_kind: Annotated[str, Field(alias="credentialKind", title="Credentialkind")]
+    """
+    organization_key, agent_key, platform_session or oauth_grant
+    """
+    method: Annotated[str, Field(title="Method")]
+    path: Annotated[str, Field(title="Path")]
+    """
+    The path, never the query string
+    """
+    status: Annotated[int, Field(title="Status")]
+    latency_ms: Annotated[float, Field(alias="latencyMs", title="Latencyms")]
+    """
+    From the request's arrival to the end of its answer
+    """
+    idempotency_key: Annotated[str | None, Field(alias="idempotencyKey", title="Idempotencykey")]
+    error_code: Annotated[str | None, Field(alias="errorCode", title="Errorcode")]
+    """
+    The error's `code`, for a 4xx or 5xx
+    """
+    error_body: Annotated[dict[str, Any] | None, Field(alias="errorBody", title="Errorbody")]
+    """
+    The error JSON the client got, for a 4xx or 5xx (never a request body)
+    """
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
 
 
 class RequirementRead(CorridorModel):
@@ -5481,6 +5524,15 @@ class ListResponseFixedRouteRead(CorridorModel):
 
 class ListResponseOrganizationRead(CorridorModel):
     data: Annotated[list[OrganizationRead], Field(title="Data")]
+    next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
+    """
+    Pass as `cursor` for the next page
+    """
+    has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
+
+
+class ListResponseRequestLogRead(CorridorModel):
+    data: Annotated[list[RequestLogRead], Field(title="Data")]
     next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
     """
     Pass as `cursor` for the next page

@@ -2833,6 +2833,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/request-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API requests
+         * @description Requests made with the organization's API keys, agent keys and OAuth tokens (not the
+         *     console's own), newest first, for the last `CORRIDOR_REQUEST_LOG_RETENTION_DAYS` days
+         *     (7). Each row has the method, the path (never the query string), the status, the
+         *     latency, the Idempotency-Key and, for a 4xx or 5xx, the error body the client got.
+         *     Request bodies and headers are never kept. Needs `organizations:read`; a caller bound
+         *     to one customer (an agent's key, a platform session) is refused.
+         */
+        get: operations["list_request_logs_v1_request_logs_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/request-logs/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an API request
+         * @description One request by its id (the `X-Request-Id` it was answered with, the `requestId` of
+         *     its error body).
+         */
+        get: operations["get_request_log_v1_request_logs__request_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -6533,6 +6579,11 @@ export interface components {
              */
             version: string;
         };
+        /**
+         * HttpMethod
+         * @enum {string}
+         */
+        HttpMethod: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
         /** IdDocumentIn */
         IdDocumentIn: {
             type: components["schemas"]["IdDocumentType"];
@@ -7507,6 +7558,43 @@ export interface components {
         ListResponse_OrganizationRead_: {
             /** Data */
             data: components["schemas"]["OrganizationRead"][];
+            /**
+             * Nextcursor
+             * @description Pass as `cursor` for the next page
+             */
+            nextCursor?: string | null;
+            /** Hasmore */
+            hasMore: boolean;
+        };
+        /**
+         * ListResponse[RequestLogRead]
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "req_01m8fm2vgy1k1ewm6stgzga6b3",
+         *           "credentialId": "key_01m8fm2vg50qzj6wn1v03afb8s",
+         *           "credentialKind": "organization_key",
+         *           "method": "POST",
+         *           "path": "/v1/transfers",
+         *           "status": 403,
+         *           "latencyMs": 41.27,
+         *           "idempotencyKey": "payout-2026-11-27-0042",
+         *           "errorCode": "forbidden",
+         *           "errorBody": {
+         *             "code": "forbidden",
+         *             "message": "This credential lacks the scope 'transfers:write'",
+         *             "requestId": "req_01m8fm2vgy1k1ewm6stgzga6b3"
+         *           },
+         *           "createdAt": "2026-11-27T21:20:19.345Z"
+         *         }
+         *       ],
+         *       "nextCursor": null,
+         *       "hasMore": false
+         *     }
+         */
+        ListResponse_RequestLogRead_: {
+            /** Data */
+            data: components["schemas"]["RequestLogRead"][];
             /**
              * Nextcursor
              * @description Pass as `cursor` for the next page
@@ -9037,6 +9125,73 @@ export interface components {
              * @description Past this, reads go to the primary
              */
             lagMaxSeconds: number | null;
+        };
+        /**
+         * RequestLogRead
+         * @example {
+         *       "id": "req_01m8fm2vgy1k1ewm6stgzga6b3",
+         *       "credentialId": "key_01m8fm2vg50qzj6wn1v03afb8s",
+         *       "credentialKind": "organization_key",
+         *       "method": "POST",
+         *       "path": "/v1/transfers",
+         *       "status": 403,
+         *       "latencyMs": 41.27,
+         *       "idempotencyKey": "payout-2026-11-27-0042",
+         *       "errorCode": "forbidden",
+         *       "errorBody": {
+         *         "code": "forbidden",
+         *         "message": "This credential lacks the scope 'transfers:write'",
+         *         "requestId": "req_01m8fm2vgy1k1ewm6stgzga6b3"
+         *       },
+         *       "createdAt": "2026-11-27T21:20:19.345Z"
+         *     }
+         */
+        RequestLogRead: {
+            /**
+             * Id
+             * @description The request's id: its X-Request-Id (req_…)
+             */
+            id: string;
+            /**
+             * Credentialid
+             * @description The API key (key_…), OAuth grant (oag_…) or platform session (pss_…)
+             */
+            credentialId: string;
+            /**
+             * Credentialkind
+             * @description organization_key, agent_key, platform_session or oauth_grant
+             */
+            credentialKind: string;
+            /** Method */
+            method: string;
+            /**
+             * Path
+             * @description The path, never the query string
+             */
+            path: string;
+            /** Status */
+            status: number;
+            /**
+             * Latencyms
+             * @description From the request's arrival to the end of its answer
+             */
+            latencyMs: number;
+            /** Idempotencykey */
+            idempotencyKey: string | null;
+            /**
+             * Errorcode
+             * @description The error's `code`, for a 4xx or 5xx
+             */
+            errorCode: string | null;
+            /**
+             * Errorbody
+             * @description The error JSON the client got, for a 4xx or 5xx (never a request body)
+             */
+            errorBody: {
+                [key: string]: unknown;
+            } | null;
+            /** Createdat */
+            createdAt: string;
         };
         /** RequirementRead */
         RequirementRead: {
@@ -31921,6 +32076,241 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["OAuthGrantRead"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    list_request_logs_v1_request_logs_get: {
+        parameters: {
+            query?: {
+                /** @description Only the requests of this key (key_…) or OAuth grant (oag_…) */
+                apiKeyId?: string | null;
+                /** @description A status (`404`) or a class of them (`4xx`, `5xx`) */
+                status?: string | null;
+                /** @description Only this method */
+                method?: components["schemas"]["HttpMethod"] | null;
+                /** @description Only paths starting with this (`/v1/transfers`) */
+                path?: string | null;
+                /** @description Search: a part of the path, an error code, an Idempotency-Key, or a request id */
+                q?: string | null;
+                createdAfter?: string | null;
+                createdBefore?: string | null;
+                /** @description Items per page, 1 to 250 */
+                limit?: number;
+                /** @description `nextCursor` of the previous page */
+                cursor?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "req_01m8fm2vgy1k1ewm6stgzga6b3",
+                     *           "credentialId": "key_01m8fm2vg50qzj6wn1v03afb8s",
+                     *           "credentialKind": "organization_key",
+                     *           "method": "POST",
+                     *           "path": "/v1/transfers",
+                     *           "status": 403,
+                     *           "latencyMs": 41.27,
+                     *           "idempotencyKey": "payout-2026-11-27-0042",
+                     *           "errorCode": "forbidden",
+                     *           "errorBody": {
+                     *             "code": "forbidden",
+                     *             "message": "This credential lacks the scope 'transfers:write'",
+                     *             "requestId": "req_01m8fm2vgy1k1ewm6stgzga6b3"
+                     *           },
+                     *           "createdAt": "2026-11-27T21:20:19.345Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListResponse_RequestLogRead_"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    get_request_log_v1_request_logs__request_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "req_01m8fm2vgy1k1ewm6stgzga6b3",
+                     *       "credentialId": "key_01m8fm2vg50qzj6wn1v03afb8s",
+                     *       "credentialKind": "organization_key",
+                     *       "method": "POST",
+                     *       "path": "/v1/transfers",
+                     *       "status": 403,
+                     *       "latencyMs": 41.27,
+                     *       "idempotencyKey": "payout-2026-11-27-0042",
+                     *       "errorCode": "forbidden",
+                     *       "errorBody": {
+                     *         "code": "forbidden",
+                     *         "message": "This credential lacks the scope 'transfers:write'",
+                     *         "requestId": "req_01m8fm2vgy1k1ewm6stgzga6b3"
+                     *       },
+                     *       "createdAt": "2026-11-27T21:20:19.345Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RequestLogRead"];
                 };
             };
             /** @description `invalid_json`: the body is not a JSON object */

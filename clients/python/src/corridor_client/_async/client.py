@@ -22,6 +22,7 @@ from corridor_client._async.resources.organizations import (
     AsyncApiKeys,
     AsyncConsoleSessions,
     AsyncOrganizations,
+    AsyncRequestLogs,
 )
 from corridor_client._async.resources.parties import (
     AsyncCounterparties,
@@ -78,6 +79,7 @@ class AsyncCorridor:
         transport = self._transport
         self.organizations = AsyncOrganizations(transport)
         self.api_keys = AsyncApiKeys(transport)
+        self.request_logs = AsyncRequestLogs(transport)
         self.console_sessions = AsyncConsoleSessions(transport)
         self.terms_of_service = AsyncTermsOfService(transport)
         self.customers = AsyncCustomers(transport)

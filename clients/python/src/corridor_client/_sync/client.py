@@ -25,6 +25,7 @@ from corridor_client._sync.resources.organizations import (
     ApiKeys,
     ConsoleSessions,
     Organizations,
+    RequestLogs,
 )
 from corridor_client._sync.resources.parties import (
     Counterparties,
@@ -80,6 +81,7 @@ class Corridor:
         transport = self._transport
         self.organizations = Organizations(transport)
         self.api_keys = ApiKeys(transport)
+        self.request_logs = RequestLogs(transport)
         self.console_sessions = ConsoleSessions(transport)
         self.terms_of_service = TermsOfService(transport)
         self.customers = Customers(transport)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from corridor_client import _calls
@@ -18,6 +19,7 @@ from corridor_client.models import (
     OrganizationCreate,
     OrganizationRead,
     OrganizationUpdate,
+    RequestLogRead,
 )
 
 
@@ -90,6 +92,41 @@ class AsyncApiKeys(AsyncResource):
 
     async def revoke(self, key_id: str) -> None:
         await self._send_for_nothing(_calls.delete(_calls.path("/v1/api-keys/{}", key_id)))
+
+
+class AsyncRequestLogs(AsyncResource):
+    """The organization's API requests of the last days (needs `organizations:read`)."""
+
+    def list(
+        self,
+        *,
+        api_key_id: str | None = None,
+        status: str | None = None,
+        method: str | None = None,
+        path_prefix: str | None = None,
+        q: str | None = None,
+        created_after: datetime | None = None,
+        created_before: datetime | None = None,
+        limit: int | None = None,
+    ) -> AsyncPager[RequestLogRead]:
+        """Newest first. `status` is one (`404`) or a class (`4xx`); `path_prefix` the
+        start of the path; `q` searches paths, error codes, Idempotency-Keys and request ids."""
+        query: dict[str, Any] = {
+            "apiKeyId": api_key_id,
+            "status": status,
+            "method": method,
+            "path": path_prefix,
+            "q": q,
+            "createdAfter": created_after,
+            "createdBefore": created_before,
+            "limit": limit,
+        }
+        return self._list("/v1/request-logs", RequestLogRead, **query)
+
+    async def retrieve(self, request_id: str) -> RequestLogRead:
+        """One request by its id (its X-Request-Id)."""
+        path = _calls.path("/v1/request-logs/{}", request_id)
+        return await self._send(_calls.read(path), RequestLogRead)
 
 
 class AsyncConsoleSessions(AsyncResource):

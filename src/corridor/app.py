@@ -62,8 +62,8 @@ from corridor.web.guide import install_guide
 from corridor.web.middleware import RequestMiddleware
 from corridor.web.openapi import install_examples
 from corridor.web.ratelimits import RateLimiter
-from corridor.web.routing import install_route_index
 from corridor.web.request_metrics import RequestMetrics
+from corridor.web.routing import install_route_index
 from corridor.webhooks.endpoints import router as webhooks_router
 from corridor.workers.runner import run_workers
 

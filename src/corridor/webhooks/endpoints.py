@@ -33,8 +33,8 @@ from corridor.webhooks.schemas import (
     SecretRead,
     SecretRotate,
     SecretRotated,
-    TestEventAccepted,
-    TestEventRequest,
+    EndpointTestAccepted,
+    EndpointTestRequest,
     event_type_chars_max,
     event_types_per_endpoint_max,
 )
@@ -213,12 +213,14 @@ async def replay(endpoint_id: str, body: ReplayRequest, context: Context) -> Res
 @router.post(
     "/endpoints/{endpoint_id}/test",
     status_code=202,
-    response_model=TestEventAccepted,
+    response_model=EndpointTestAccepted,
     tags=ENDPOINTS,
     summary="Send a test event to an endpoint (sandbox)",
     dependencies=[SandboxOnlyRoute],
 )
-async def send_test_event(endpoint_id: str, body: TestEventRequest, context: Context) -> Response:
+async def send_test_event(
+    endpoint_id: str, body: EndpointTestRequest, context: Context
+) -> Response:
     """Sandbox only (403 `sandbox_only` in production), as Svix's "Send example" and
     Stripe's `trigger`: a message of `type` is queued for this endpoint alone and sent in
     the background, signed like any other; its data is a sample marked `"test": true`, and
@@ -233,7 +235,7 @@ async def send_test_event(endpoint_id: str, body: TestEventRequest, context: Con
         sandbox=context.settings.is_sandbox,
         now=context.now(),
     )
-    accepted = TestEventAccepted(
+    accepted = EndpointTestAccepted(
         message_id=sent.message.id, type=body.type, endpoint_id=endpoint_id
     )
     return await context.respond(accepted, status=202)

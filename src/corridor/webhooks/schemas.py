@@ -269,7 +269,7 @@ class AttemptRead(ResponseModel):
         )
 
 
-class TestEventRequest(RequestModel):
+class EndpointTestRequest(RequestModel):
     model_config = {"json_schema_extra": {"examples": [{"type": "transfer.completed"}]}}
 
     type: StrictStr = Field(
@@ -280,7 +280,7 @@ class TestEventRequest(RequestModel):
     )
 
 
-class TestEventAccepted(ResponseModel):
+class EndpointTestAccepted(ResponseModel):
     message_id: str = Field(examples=[MESSAGE_ID_EXAMPLE], description="The test message")
     type: str = Field(examples=["transfer.completed"])
     endpoint_id: str = Field(examples=[ENDPOINT_ID_EXAMPLE])

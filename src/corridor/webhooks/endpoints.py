@@ -22,6 +22,8 @@ from corridor.webhooks.schemas import (
     DeliveryRead,
     EndpointCreate,
     EndpointRead,
+    EndpointTestAccepted,
+    EndpointTestRequest,
     EndpointUpdate,
     MessageDetail,
     MessageList,
@@ -33,8 +35,6 @@ from corridor.webhooks.schemas import (
     SecretRead,
     SecretRotate,
     SecretRotated,
-    EndpointTestAccepted,
-    EndpointTestRequest,
     event_type_chars_max,
     event_types_per_endpoint_max,
 )

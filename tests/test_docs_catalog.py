@@ -1,6 +1,8 @@
-"""The event and error-code catalogs (docs/reference/) hold every event type and error code
-the code has, are current with the code, and the check `make docs` runs fails when one is
-missing."""
+"""The event and error-code catalogs hold every event type and error code the code has, the
+pages made from them (docs/reference/) are current, and the check `make docs` runs fails
+when one is missing. The event catalog is webhooks/catalog.py, the one list of types: the
+guide, the endpoints' subscriptions and the sandbox's test events (console, API, CLI) all
+read it."""
 
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ import re
 import pytest
 
 from corridor import docs_catalog
+from corridor.transfers.events import status_event
 from corridor.transfers.rules.states import TransferStatus
+from corridor.webhooks import catalog
 from tests.docs_samples import CHECKOUT
 
 
@@ -28,7 +32,7 @@ def test_the_event_page_lists_every_type_in_the_code_with_a_payload_example():
     examples = dict(
         re.findall(r"### `([a-z_.]+)` \{#[a-z]+\}\n\n.*?\n\n```json\n(.*?)```", page, re.DOTALL)
     )
-    assert set(examples) == types
+    assert set(examples) == types == set(catalog.EVENT_TYPES)
     for event_type, example in examples.items():
         body = json.loads(example)
         assert body["type"] == event_type
@@ -48,9 +52,9 @@ def test_the_error_page_lists_every_code_with_its_status_and_an_example_body():
 
 
 def test_a_type_or_code_missing_from_the_catalog_fails_the_check(monkeypatch, capsys):
-    events = dict(docs_catalog.EVENTS)
+    events = dict(catalog.EVENTS)
     del events["transfer.pending"]
-    monkeypatch.setattr(docs_catalog, "EVENTS", events)
+    monkeypatch.setattr(catalog, "EVENTS", events)
     meanings = dict(docs_catalog.ERROR_MEANINGS)
     del meanings["quote_expired"]  # its class has no docstring either
     monkeypatch.setattr(docs_catalog, "ERROR_MEANINGS", meanings)
@@ -68,9 +72,25 @@ def test_a_page_that_is_not_current_fails_the_check(tmp_path, capsys):
     assert "not current: docs/reference/events.md" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("event_type", sorted(docs_catalog.EVENTS))
+def test_an_entry_for_nothing_in_the_code_fails_the_check(monkeypatch, capsys):
+    invented = catalog.EventType("transfer.teleported", "Never.", None, {"id": "tfr_1"})
+    monkeypatch.setattr(catalog, "EVENTS", {**catalog.EVENTS, invented.name: invented})
+    assert docs_catalog.main(["--check", "--root", str(CHECKOUT)]) == 1
+    said = capsys.readouterr().err
+    assert "event type 'transfer.teleported' is in the catalog but not in the code" in said
+
+
+def test_every_status_change_event_is_in_the_catalog_once_with_when_it_is_emitted():
+    changes = {status_event(status) for status in TransferStatus if status != TransferStatus.DRAFT}
+    assert changes <= set(catalog.EVENT_TYPES)
+    assert len(catalog.CATALOG) == len(catalog.EVENTS) == len(catalog.EVENT_TYPES)
+    for entry in catalog.CATALOG:
+        assert entry.when.endswith(".") and (entry.schema is None) != (entry.data is None)
+
+
+@pytest.mark.parametrize("event_type", catalog.EVENT_TYPES)
 def test_each_payload_example_is_its_schema(event_type):
-    entry = docs_catalog.EVENTS[event_type]
+    entry = catalog.EVENTS[event_type]
     if entry.schema is None:
         return
     model = docs_catalog._schema_class(entry.schema)

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from corridor import docs_catalog
+from corridor.webhooks import catalog
 from tests.docs_samples import CHECKOUT, walkthrough_blocks
 from tests.live_server import LiveServer, live_corridor
 from tests.programs import needs
@@ -87,7 +87,7 @@ def test_the_walkthrough_runs_twice_in_one_shell_and_writes_nothing_into_the_che
     # Every event type the walkthrough made is in the guide's event catalog.
     made = _message_types(live)
     assert {"customer.created", "account.funded", "transfer.created", "transfer.completed"} <= made
-    assert made <= docs_catalog.EVENTS.keys(), made - docs_catalog.EVENTS.keys()
+    assert made <= catalog.EVENTS.keys(), made - catalog.EVENTS.keys()
 
 
 def _message_types(live: LiveServer) -> set[str]:

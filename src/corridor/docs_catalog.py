@@ -5,16 +5,17 @@ What the code holds is found in the code itself: the event types are the dotted 
 the sources write (string literals of an event resource, and `transfer.<status>` for every
 status a transfer moves into), the error codes are the `code` of every CorridorError
 subclass, every `code="…"` given to one, and the router's own answers (web/errors.py). What
-a reader needs besides (when an event is emitted, which resource its data is, what an error
-means when its class does not say) is written below, one entry per type and code. Payload
+a reader needs besides is written down once: when each event is emitted and which resource
+its data is in the event catalog itself (webhooks/catalog.py, the list the API and the
+console offer too), what an error means when its class does not say below. Payload
 examples come from the schemas themselves: the OpenAPI document's examples
 (web/openapi_examples.json) or, for a schema without one, an example made from its JSON
 schema; the envelope is the webhook sender's own (webhooks/rules.payload).
 
 `python -m corridor.docs_catalog` writes both pages; `python -m corridor.docs_catalog
 --check` (what `make docs` runs before MkDocs) fails when a type or code in the code has no
-entry here, an entry names nothing in the code, or a page differs from what it would
-write."""
+entry in its catalog, an entry names nothing in the code, or a page differs from what it
+would write."""
 
 from __future__ import annotations
 
@@ -34,12 +35,15 @@ from typing import Any
 import corridor
 from corridor.kit.errors import CorridorError, error_body
 from corridor.transfers.rules.states import TransferStatus
+from corridor.webhooks import catalog
 from corridor.webhooks import rules as webhook_rules
 
 SOURCE = Path(corridor.__file__).resolve().parent
 CHECKOUT = SOURCE.parents[1]
 EVENTS_PAGE = Path("docs/reference/events.md")
 ERRORS_PAGE = Path("docs/reference/errors.md")
+# Not scanned: the catalogs themselves (their names are what the code is checked against).
+_CATALOGS = frozenset({SOURCE / "docs_catalog.py", SOURCE / "webhooks" / "catalog.py"})
 
 _DOTTED = re.compile(r"^[a-z][a-z_]*(\.[a-z_]+)+$")
 # The resources events are about: a dotted literal whose first part is one of these is an
@@ -62,208 +66,6 @@ EVENT_RESOURCES = frozenset(
         "transfer",
     }
 )
-
-_TRANSFER = "corridor.transfers.schemas.transfer:TransferRead"
-
-
-@dataclass(frozen=True)
-class EventEntry:
-    when: str
-    # The schema of the event's data ("module:Class"), or None with `data` given by hand.
-    schema: str | None
-    data: dict[str, Any] | None = None
-
-
-def _status(when: str) -> EventEntry:
-    return EventEntry(when, _TRANSFER)
-
-
-EVENTS: dict[str, EventEntry] = {
-    "account.funded": EventEntry(
-        "Money arrived on a balance account outside a transfer (sandbox funding, a deposit "
-        "credited to the balance). The data is the balance transaction.",
-        "corridor.accounts.schemas:BalanceTransactionRead",
-    ),
-    "agent.created": EventEntry("An agent was created.", "corridor.agents.schemas:AgentRead"),
-    "agent.updated": EventEntry(
-        "An agent's limits, payees, status (paused, resumed) or name changed.",
-        "corridor.agents.schemas:AgentRead",
-    ),
-    "agent.revoked": EventEntry(
-        "An agent was revoked (final: its keys stop working).",
-        "corridor.agents.schemas:AgentRead",
-    ),
-    "bank_file.written": EventEntry(
-        "A bank file (ACH, SEPA or SWIFT payments) was written for a file rail.",
-        "corridor.bankfiles.schemas:BankFileRead",
-    ),
-    "bank_file.uploaded": EventEntry(
-        "A written bank file was delivered to the bank's connection.",
-        "corridor.bankfiles.schemas:BankFileRead",
-    ),
-    "bank_file.received": EventEntry(
-        "A file from the bank (acknowledgement, returns) was read.",
-        "corridor.bankfiles.schemas:BankFileRead",
-    ),
-    "bank_file.change_notified": EventEntry(
-        "The bank answered a payment with a notification of change (corrected account "
-        "details to use next time); the payment itself went through.",
-        None,
-        {
-            "bankFileId": "bkf_01m87py1c4a4r5fk6q7s3x9v2e",
-            "transferId": "tfr_01m87py17w42f876w56avbebe1",
-            "reference": "CORRIDOR0001",
-            "code": "C01",
-            "description": "Incorrect DFI account number",
-            "correctedData": "123456789",
-        },
-    ),
-    "counterparty.created": EventEntry(
-        "A counterparty (a payee) was created.", "corridor.parties.schemas:CounterpartyRead"
-    ),
-    "counterparty.updated": EventEntry(
-        "A counterparty's details changed.", "corridor.parties.schemas:CounterpartyRead"
-    ),
-    "counterparty.deleted": EventEntry(
-        "A counterparty was deleted (its accounts and wallets are closed with it).",
-        "corridor.parties.schemas:CounterpartyRead",
-    ),
-    "customer.created": EventEntry(
-        "A customer was created.", "corridor.customers.schemas.customer:CustomerRead"
-    ),
-    "customer.updated": EventEntry(
-        "A customer's details, owners or requirements changed (also on the hosted "
-        "verification page).",
-        "corridor.customers.schemas.customer:CustomerRead",
-    ),
-    "customer.status_changed": EventEntry(
-        "A customer's verification status changed (for example to ACTIVE or REJECTED).",
-        "corridor.customers.schemas.customer:CustomerRead",
-    ),
-    "customer.rfi.requested": EventEntry(
-        "A request for information was opened on a customer: more documents or answers are "
-        "needed before it can go on.",
-        "corridor.customers.schemas.customer:RfiRead",
-    ),
-    "deposit.received": EventEntry(
-        "An incoming payment matched a transfer's deposit instructions or a fixed route.",
-        "corridor.transfers.schemas.deposits:DepositRead",
-    ),
-    "deposit.unmatched": EventEntry(
-        "An incoming payment matched nothing (wrong amount, reference or currency); it "
-        "waits in the customer's unmatched deposits.",
-        "corridor.transfers.schemas.deposits:DepositRead",
-    ),
-    "document.created": EventEntry(
-        "An upload was requested: the document is PENDING_UPLOAD.",
-        "corridor.documents.schemas:DocumentRead",
-    ),
-    "document.confirmed": EventEntry(
-        "An uploaded document was confirmed (size, type and SHA-256 recorded): UPLOADED.",
-        "corridor.documents.schemas:DocumentRead",
-    ),
-    "document.rejected": EventEntry(
-        "A confirmed upload was refused (the file was not what was declared).",
-        "corridor.documents.schemas:DocumentRead",
-    ),
-    "document.archived": EventEntry(
-        "A document was archived (kept, never attached again).",
-        "corridor.documents.schemas:DocumentRead",
-    ),
-    "external_account.created": EventEntry(
-        "An external bank account was added to a customer or counterparty.",
-        "corridor.parties.schemas:ExternalAccountRead",
-    ),
-    "external_account.updated": EventEntry(
-        "An external bank account's details changed.",
-        "corridor.parties.schemas:ExternalAccountRead",
-    ),
-    "external_account.closed": EventEntry(
-        "An external bank account was closed (or its counterparty deleted).",
-        "corridor.parties.schemas:ExternalAccountRead",
-    ),
-    "external_wallet.created": EventEntry(
-        "An external wallet was added.", "corridor.parties.schemas:ExternalWalletRead"
-    ),
-    "external_wallet.updated": EventEntry(
-        "An external wallet changed (or was closed with its counterparty).",
-        "corridor.parties.schemas:ExternalWalletRead",
-    ),
-    "fixed_route.created": EventEntry(
-        "A fixed route was created.", "corridor.fixedroutes.schemas:FixedRouteRead"
-    ),
-    "fixed_route.updated": EventEntry(
-        "A fixed route changed: paused, resumed, closed, or its destination, fee or "
-        "references edited.",
-        "corridor.fixedroutes.schemas:FixedRouteRead",
-    ),
-    "organization.created": EventEntry(
-        "An organization was created (a child organization of a platform, to the parent).",
-        "corridor.organizations.schemas:OrganizationRead",
-    ),
-    "organization.updated": EventEntry(
-        "An organization's name or settings changed.",
-        "corridor.organizations.schemas:OrganizationRead",
-    ),
-    "organization.configuration_updated": EventEntry(
-        "An organization's configuration (currencies, rails, fees, review rules) changed.",
-        "corridor.organizations.schemas:ConfigurationRead",
-    ),
-    "reconciliation.exception": EventEntry(
-        "A bank statement line could not be matched to a transfer or deposit: a person "
-        "must look at it.",
-        "corridor.reconciliation.schemas:BankStatementLineRead",
-    ),
-    "reconciliation.resolved": EventEntry(
-        "A reconciliation exception was resolved.",
-        "corridor.reconciliation.schemas:BankStatementLineRead",
-    ),
-    "tos.accepted": EventEntry(
-        "A customer accepted the terms of service.",
-        "corridor.customers.schemas.customer:TermsOfServiceRead",
-    ),
-    "transfer.created": EventEntry(
-        "A transfer was created (as a DRAFT, or created and submitted at once with "
-        "`confirm: true`: then its status event follows).",
-        _TRANSFER,
-    ),
-    "transfer.updated": EventEntry(
-        "A transfer changed without changing status (a draft edited, rail references or "
-        "deposit instructions added).",
-        _TRANSFER,
-    ),
-    "transfer.approval_requested": EventEntry(
-        "An agent's transfer was over one of its limits: the draft waits for an owner's "
-        "approval (`agentApprovalStatus` PENDING).",
-        _TRANSFER,
-    ),
-    "transfer.leg.updated": EventEntry(
-        "One leg of a transfer moved (the leg's id is among the message's tags).", _TRANSFER
-    ),
-    "transfer.refund.updated": EventEntry(
-        "A refund of a transfer moved; sent after the refund transfer's own status event.",
-        _TRANSFER,
-    ),
-    "transfer.pending_authorization": _status(
-        "A submitted transfer is above the organization's authorization threshold and waits "
-        "for a second person."
-    ),
-    "transfer.in_review": _status("A submitted transfer waits for compliance review."),
-    "transfer.pending": _status(
-        "A transfer was submitted (or approved, reviewed, authorized) and is funded or "
-        "waiting for its deposit; the engine takes it from here."
-    ),
-    "transfer.processing": _status("The engine started moving the transfer's money."),
-    "transfer.completed": _status("Every leg of the transfer settled."),
-    "transfer.failed": _status("A leg failed; held money was released."),
-    "transfer.cancelled": _status(
-        "The transfer was cancelled (by a person, a declined approval or review, or an "
-        "expired deposit)."
-    ),
-    "transfer.reversed": _status(
-        "A completed payout was returned: the money is back on the source balance."
-    ),
-}
 
 
 @dataclass(frozen=True)
@@ -363,7 +165,7 @@ def _scan() -> _Scan:
     parameters: list[tuple[str, str, int]] = []
     calls: list[tuple[str, tuple[str | None, ...]]] = []
     for path in sorted(SOURCE.rglob("*.py")):
-        if "migrations" in path.relative_to(SOURCE).parts or path.name == "docs_catalog.py":
+        if "migrations" in path.relative_to(SOURCE).parts or path in _CATALOGS:
             continue
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.Constant):
@@ -536,7 +338,7 @@ def example_from_schema(schema: dict[str, Any], definitions: dict[str, Any]) -> 
     )
 
 
-def event_data_example(entry: EventEntry, examples: dict[str, Any]) -> Any:
+def event_data_example(entry: catalog.EventType, examples: dict[str, Any]) -> Any:
     if entry.schema is None:
         return entry.data
     model = _schema_class(entry.schema)
@@ -630,12 +432,13 @@ def events_page() -> str:
         "| type | when it is emitted |",
         "|---|---|",
     ]
-    for event_type in sorted(EVENTS):
+    events = catalog.EVENTS
+    for event_type in sorted(events):
         anchor = event_type.replace(".", "").replace("_", "")
-        lines.append(f"| [`{event_type}`](#{anchor}) | {EVENTS[event_type].when} |")
+        lines.append(f"| [`{event_type}`](#{anchor}) | {events[event_type].when} |")
     lines.append("")
-    for event_type in sorted(EVENTS):
-        entry = EVENTS[event_type]
+    for event_type in sorted(events):
+        entry = events[event_type]
         data = _with_status(event_type, event_data_example(entry, examples))
         body = webhook_rules.payload(event_type, _EXAMPLE_AT, data)
         schema = (
@@ -709,9 +512,10 @@ def problems() -> list[str]:
     entry, an entry for nothing in the code."""
     found = []
     in_code = event_types_in_code()
-    for event_type in sorted(in_code - EVENTS.keys()):
+    events = catalog.EVENTS
+    for event_type in sorted(in_code - events.keys()):
         found.append(f"event type {event_type!r} is in the code but not in the catalog")
-    for event_type in sorted(EVENTS.keys() - in_code):
+    for event_type in sorted(events.keys() - in_code):
         found.append(f"event type {event_type!r} is in the catalog but not in the code")
     codes = error_codes_in_code()
     for code, error in sorted(codes.items()):
@@ -735,7 +539,11 @@ def main(arguments: list[str] | None = None) -> int:
     for problem in missing:
         print(problem, file=sys.stderr)
     if missing:
-        print("add them to corridor/docs_catalog.py (EVENTS, ERROR_MEANINGS)", file=sys.stderr)
+        print(
+            "add them to corridor/webhooks/catalog.py (event types) or "
+            "corridor/docs_catalog.py (ERROR_MEANINGS)",
+            file=sys.stderr,
+        )
         return 1
     stale = []
     for relative, text in pages().items():

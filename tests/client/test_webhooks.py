@@ -75,3 +75,14 @@ def test_message_history_is_walked_across_pages(owner: Corridor, receiver: Recei
     messages = list(history)
     assert [message.event_type for message in messages] == ["customer.created"] * 3
     assert [message.tags for message in messages] == [[customer_id] for customer_id in made[::-1]]
+
+
+def test_a_test_event_sent_with_the_sdk_arrives_signed(owner: Corridor, receiver: Receiver):
+    endpoint = owner.webhooks.endpoints.create(url=receiver.url, event_types=["deposit.received"])
+    secret = owner.webhooks.endpoints.secret(endpoint.id).key
+    sent = owner.webhooks.endpoints.send_test_event(endpoint.id, type="deposit.received")
+    assert sent.endpoint_id == endpoint.id and sent.type == "deposit.received"
+
+    assert receiver.wait_for(1, timeout_s=delivery_wait_s_max)
+    event = verify(receiver.received[0].body, receiver.received[0].headers, secret)
+    assert event.type == "deposit.received" and event.id == sent.message_id

@@ -305,8 +305,14 @@ async def test_an_agents_test_payment_is_its_own_submit_and_parks_over_its_limit
         transfer = (await owner.client.get(f"/v1/transfers/{paid['transferId']}")).json()
         assert transfer["agentId"] == agent["id"] and transfer["status"] != "DRAFT"
         shown = await browser.get(f"/console/transfers/{transfer['id']}")
-        # Submitted by the agent's key, not by the console user.
-        assert re.search(rf"Submitted by</dt><dd>.*{key['id']}", shown.text)
+        # Submitted by the agent's key, not by the console user: named by the agent's and
+        # the key's names, the id beside them.
+        submitted = re.search(r"<dt>Submitted by</dt><dd>(.*?)</dd>", shown.text)
+        assert submitted, shown.text
+        assert submitted.group(1) == (
+            f"Agent “{agent['name']}” · key “{key['name']}” "
+            f'<span class="muted mono">{key["id"]}</span>'
+        )
 
         answer = await act(browser, "agent-payments", {**payment, "amount": "600.00"})
         over = carried(answer)

@@ -69,6 +69,9 @@ KNOWN = {
     ("POST", "/v1/customers/individual", "tosAcceptanceId"),
     ("POST", "/v1/customers/individual", "dateOfBirth"),
     ("POST", "/v1/webhooks/endpoints/{endpoint_id}/replay", "since"),
+    # A test event's type is one of the event catalog's (webhooks/catalog.py), as an
+    # endpoint's eventTypes are: the document states their form, the catalog the names.
+    ("POST", "/v1/webhooks/endpoints/{endpoint_id}/test", "type"),
     # The id's prefix follows pinnedContext.type.
     ("POST", "/v1/assistant/threads", "pinnedContext.id"),
     # Bank details are checked together, by country and rail (routing number, IBAN, sort code).

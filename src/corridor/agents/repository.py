@@ -48,6 +48,22 @@ def keys_of(agent_id: str) -> Select[ApiKey]:
     return select(ApiKey).where(ApiKey.kind == AGENT_KEY_KIND, ApiKey.agent_id == agent_id)
 
 
+async def agent_key_names(
+    session: AsyncSession, caller: Caller, *, limit: int
+) -> list[tuple[str, str, str, str]]:
+    """(key id, key name, key prefix, agent name) of the keys of the agents the caller
+    sees, revoked ones too (they still name who did something), the first `limit` by id."""
+    agents = visible_agents(caller).subquery()
+    statement = (
+        select(ApiKey.id, ApiKey.name, ApiKey.prefix, agents.c.name)
+        .join(agents, agents.c.id == ApiKey.agent_id)
+        .where(ApiKey.kind == AGENT_KEY_KIND, ApiKey.organization_id == caller.organization_id)
+        .order_by(ApiKey.id)
+        .limit(limit)
+    )
+    return [(row[0], row[1], row[2], row[3]) for row in await session.execute(statement)]
+
+
 async def live_keys_of(session: AsyncSession, agent_id: str) -> list[ApiKey]:
     statement = keys_of(agent_id).where(ApiKey.revoked_at.is_(None))
     return list((await session.execute(statement)).scalars())

@@ -365,6 +365,18 @@ async def list_agent_keys(
     return await fetch_page(session, repository.keys_of(agent.id), ApiKey.id, page)
 
 
+async def agent_key_names(session: AsyncSession, *, caller: Caller, limit: int) -> dict[str, str]:
+    """Key id → "Agent “<agent's name>” · key “<key's name>”" for the keys of the agents
+    the caller may read (the console's names of who did something)."""
+    _require_reader(caller)
+    return {
+        key_id: f"Agent “{agent_name}” · key “{key_name or prefix}”"
+        for key_id, key_name, prefix, agent_name in await repository.agent_key_names(
+            session, caller, limit=limit
+        )
+    }
+
+
 async def revoke_agent_key(
     session: AsyncSession, *, caller: Caller, agent_id: str, key_id: str, now: datetime
 ) -> ApiKey:

@@ -1,8 +1,10 @@
 """People and keys by name: the console shows who did something as the console user's
-email or the API key's name, never as a raw `usr_…`/`key_…` id alone."""
+email, the API key's name, or the agent's and its key's names, never as a raw
+`usr_…`/`key_…` id alone."""
 
 from __future__ import annotations
 
+from corridor.agents import service as agents
 from corridor.auth import service as auth_service
 from corridor.console.session import Console
 from corridor.kit.errors import Forbidden
@@ -15,7 +17,7 @@ _page_size = 100
 
 async def actor_names(console: Console) -> dict[str, str]:
     """Actor id → what a person recognises: a console user's email, an API key's name
-    (or its prefix when it has none)."""
+    (or its prefix when it has none), an agent key's agent and key names."""
     names: dict[str, str] = {}
     try:
         for user in await auth_service.console_users_of(console.session, caller=console.caller):
@@ -35,6 +37,12 @@ async def actor_names(console: Console) -> dict[str, str]:
             if not found.has_more:
                 break
             cursor = found.next_cursor
+    except Forbidden:
+        pass
+    try:
+        names |= await agents.agent_key_names(
+            console.session, caller=console.caller, limit=keys_read_max
+        )
     except Forbidden:
         pass
     return names

@@ -10,10 +10,11 @@ from fastapi import APIRouter, Body, Depends, Query, Response
 
 from corridor.kit.ids import id_pattern
 from corridor.kit.pagination import ListResponse, PageRequest, page_size_max
+from corridor.web.authentication import SandboxOnlyRoute
 from corridor.web.context import Context, Reading
 from corridor.web.openapi import ERROR_RESPONSES
 from corridor.web.pagination import page_request
-from corridor.webhooks import history, service
+from corridor.webhooks import history, service, testing
 from corridor.webhooks.repository import MessageFilter
 from corridor.webhooks.rules import DeliveryStatus
 from corridor.webhooks.schemas import (
@@ -21,6 +22,8 @@ from corridor.webhooks.schemas import (
     DeliveryRead,
     EndpointCreate,
     EndpointRead,
+    EndpointTestAccepted,
+    EndpointTestRequest,
     EndpointUpdate,
     MessageDetail,
     MessageList,
@@ -203,6 +206,37 @@ async def replay(endpoint_id: str, body: ReplayRequest, context: Context) -> Res
         until=replayed.until,
         queued=replayed.queued,
         complete=replayed.complete,
+    )
+    return await context.respond(accepted, status=202)
+
+
+@router.post(
+    "/endpoints/{endpoint_id}/test",
+    status_code=202,
+    response_model=EndpointTestAccepted,
+    tags=ENDPOINTS,
+    summary="Send a test event to an endpoint (sandbox)",
+    dependencies=[SandboxOnlyRoute],
+)
+async def send_test_event(
+    endpoint_id: str, body: EndpointTestRequest, context: Context
+) -> Response:
+    """Sandbox only (403 `sandbox_only` in production), as Svix's "Send example" and
+    Stripe's `trigger`: a message of `type` is queued for this endpoint alone and sent in
+    the background, signed like any other; its data is a sample marked `"test": true`, and
+    it shows in the message history tagged `test`. A type outside the catalog is a 422
+    that names the catalog's types; an endpoint that is disabled or does not subscribe to
+    the type a 409."""
+    sent = await testing.send_test_event(
+        context.session,
+        caller=context.caller,
+        event_type=body.type,
+        endpoint_id=endpoint_id,
+        sandbox=context.settings.is_sandbox,
+        now=context.now(),
+    )
+    accepted = EndpointTestAccepted(
+        message_id=sent.message.id, type=body.type, endpoint_id=endpoint_id
     )
     return await context.respond(accepted, status=202)
 

@@ -267,3 +267,20 @@ class AttemptRead(ResponseModel):
             timestamp=attempt.started_at,
             finished_at=attempt.finished_at,
         )
+
+
+class EndpointTestRequest(RequestModel):
+    model_config = {"json_schema_extra": {"examples": [{"type": "transfer.completed"}]}}
+
+    type: StrictStr = Field(
+        max_length=event_type_chars_max,
+        pattern=EVENT_TYPE_PATTERN,
+        description="An event type of the catalog (docs/reference/events.md); the endpoint "
+        "must subscribe to it",
+    )
+
+
+class EndpointTestAccepted(ResponseModel):
+    message_id: str = Field(examples=[MESSAGE_ID_EXAMPLE], description="The test message")
+    type: str = Field(examples=["transfer.completed"])
+    endpoint_id: str = Field(examples=[ENDPOINT_ID_EXAMPLE])

@@ -81,7 +81,9 @@ async def send_test_event(
         raise SandboxOnly()
     organization_id = organization_of(caller)
     if event_type not in EVENT_TYPES:
-        raise ValidationFailed("type", "must be an event type of the catalog (API.md 7)")
+        raise ValidationFailed(
+            "type", f"must be an event type of the catalog: {', '.join(sorted(EVENT_TYPES))}"
+        )
     endpoints = await _chosen(session, organization_id, endpoint_id, event_type)
     message = emit(
         session,

@@ -1542,6 +1542,46 @@ class EndpointRead(CorridorModel):
     updated_at: Annotated[str, Field(alias="updatedAt", title="Updatedat")]
 
 
+class EndpointTestAccepted(CorridorModel):
+    message_id: Annotated[
+        str,
+        Field(
+            alias="messageId",
+            examples=["msg_01jd3x0p6x9e3k2v1m8q4r7s5t"],
+            title="Messageid",
+        ),
+    ]
+    """
+    The test message
+    """
+    type: Annotated[str, Field(examples=["transfer.completed"], title="Type")]
+    endpoint_id: Annotated[
+        str,
+        Field(
+            alias="endpointId",
+            examples=["ep_01jd3x0p6x9e3k2v1m8q4r7s5t"],
+            title="Endpointid",
+        ),
+    ]
+
+
+class EndpointTestRequest(CorridorModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: Annotated[
+        str,
+        Field(
+            max_length=80,
+            pattern="^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$",
+            title="Type",
+        ),
+    ]
+    """
+    An event type of the catalog (docs/reference/events.md); the endpoint must subscribe to it
+    """
+
+
 class EndpointUpdate(CorridorModel):
     """
     Only the fields sent change; `description: null` clears the description.

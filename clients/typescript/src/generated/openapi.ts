@@ -1178,6 +1178,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/endpoints/{endpoint_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to an endpoint (sandbox)
+         * @description Sandbox only (403 `sandbox_only` in production), as Svix's "Send example" and
+         *     Stripe's `trigger`: a message of `type` is queued for this endpoint alone and sent in
+         *     the background, signed like any other; its data is a sample marked `"test": true`, and
+         *     it shows in the message history tagged `test`. A type outside the catalog is a 422
+         *     that names the catalog's types; an endpoint that is disabled or does not subscribe to
+         *     the type a 409.
+         */
+        post: operations["send_test_event_v1_webhooks_endpoints__endpoint_id__test_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/messages": {
         parameters: {
             query?: never;
@@ -5999,6 +6024,45 @@ export interface components {
             createdAt: string;
             /** Updatedat */
             updatedAt: string;
+        };
+        /**
+         * EndpointTestAccepted
+         * @example {
+         *       "messageId": "msg_01m87q904t1c2dxy6rfvzdwvcw",
+         *       "type": "transfer.completed",
+         *       "endpointId": "ep_01m87q904t1c2dxy6rfvzdwvcv"
+         *     }
+         */
+        EndpointTestAccepted: {
+            /**
+             * Messageid
+             * @description The test message
+             * @example msg_01jd3x0p6x9e3k2v1m8q4r7s5t
+             */
+            messageId: string;
+            /**
+             * Type
+             * @example transfer.completed
+             */
+            type: string;
+            /**
+             * Endpointid
+             * @example ep_01jd3x0p6x9e3k2v1m8q4r7s5t
+             */
+            endpointId: string;
+        };
+        /**
+         * EndpointTestRequest
+         * @example {
+         *       "type": "transfer.completed"
+         *     }
+         */
+        EndpointTestRequest: {
+            /**
+             * Type
+             * @description An event type of the catalog (docs/reference/events.md); the endpoint must subscribe to it
+             */
+            type: string;
         };
         /**
          * EndpointUpdate
@@ -19011,6 +19075,105 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ReplayAccepted"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    send_test_event_v1_webhooks_endpoints__endpoint_id__test_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EndpointTestRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "messageId": "msg_01m87q904t1c2dxy6rfvzdwvcw",
+                     *       "type": "transfer.completed",
+                     *       "endpointId": "ep_01m87q904t1c2dxy6rfvzdwvcv"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EndpointTestAccepted"];
                 };
             };
             /** @description `invalid_json`: the body is not a JSON object */

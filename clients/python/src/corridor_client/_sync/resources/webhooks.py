@@ -15,6 +15,8 @@ from corridor_client.models import (
     DeliveryStatus,
     EndpointCreate,
     EndpointRead,
+    EndpointTestAccepted,
+    EndpointTestRequest,
     EndpointUpdate,
     MessageDetail,
     MessageRead,
@@ -97,6 +99,21 @@ class WebhookEndpoints(Resource):
         path = _calls.path("/v1/webhooks/endpoints/{}/replay", endpoint_id)
         body = _calls.body(ReplayRequest, params, fields)
         return self._send(_calls.action(path, body, idempotency_key), ReplayAccepted)
+
+    def send_test_event(
+        self,
+        endpoint_id: str,
+        params: EndpointTestRequest | Mapping[str, Any] | None = None,
+        /,
+        *,
+        idempotency_key: str | None = None,
+        **fields: Any,
+    ) -> EndpointTestAccepted:
+        """Sandbox only: a test event of `type` (a type of the event catalog the endpoint
+        subscribes to) sent to this endpoint alone, as Svix's "Send example"."""
+        path = _calls.path("/v1/webhooks/endpoints/{}/test", endpoint_id)
+        body = _calls.body(EndpointTestRequest, params, fields)
+        return self._send(_calls.action(path, body, idempotency_key), EndpointTestAccepted)
 
 
 class WebhookMessages(Resource):

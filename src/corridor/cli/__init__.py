@@ -11,7 +11,7 @@ from corridor.cli import database  # noqa: F401  migrate, init
 from corridor.cli import serve  # noqa: F401  serve, worker
 from corridor.cli import listen, mcp  # noqa: F401
 from corridor.cli import encryption  # noqa: F401  encrypt-secret, reencrypt-secrets
-from corridor.cli import bank_files, keys, users, webhooks
+from corridor.cli import bank_files, customers, keys, orgs, users, webhooks
 from corridor.cli.base import app, main
 
 # isort: on
@@ -20,5 +20,7 @@ app.add_typer(keys.app, name="keys")
 app.add_typer(webhooks.app, name="webhooks")
 app.add_typer(users.app, name="users")
 app.add_typer(bank_files.app, name="bank-files")
+app.add_typer(orgs.app, name="orgs")
+app.add_typer(customers.app, name="customers")
 
 __all__ = ["app", "main"]

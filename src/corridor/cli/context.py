@@ -4,11 +4,19 @@ times given on the command line."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, TypeVar
 
 import typer
+from pydantic import ValidationError
 
-from corridor.cli.output import usage_error
+from corridor.cli.output import fail, usage_error
 from corridor.config import get_settings
+
+T = TypeVar("T")
 
 
 def run(coroutine):
@@ -37,8 +45,86 @@ async def resolve_organization(session, organization_id: str | None) -> str:
     if only is None:
         if await repository.count_organizations(session) == 0:
             usage_error("no organization yet: run `corridor init` first")
-        usage_error("several organizations exist: pass --organization org_…")
+        usage_error(await several_organizations(session))
     return only
+
+
+# The several-organizations error lists this many; `corridor orgs list` shows them all.
+organizations_listed_max = 20
+
+
+async def several_organizations(session) -> str:
+    """The error when no --organization was given and the database holds several: each
+    one's id and name, so the next command can be typed from it."""
+    from corridor.organizations import service
+
+    found = await service.all_organizations(session, limit=organizations_listed_max + 1)
+    lines = [
+        f"  {organization.id}  {organization.name}"
+        + (f"  (child of {organization.parent_id})" if organization.parent_id else "")
+        for organization in found[:organizations_listed_max]
+    ]
+    if len(found) > organizations_listed_max:
+        lines.append("  … and more: `corridor orgs list` shows them all")
+    return "several organizations exist: pass --organization ID, one of:\n" + "\n".join(lines)
+
+
+def act(organization: str | None, work: Callable[[Acting], Awaitable[T]], *, write: bool) -> T:
+    """Run `work` as the organization's owner would act in the console (Caller.operator:
+    the service layer's own rules, never raw SQL), in one transaction when it writes. A
+    service's refusal is one line on stderr: exit 2 for bad input, 1 otherwise."""
+    from corridor.auth.callers import Caller
+    from corridor.kit.errors import CorridorError
+    from corridor.models import clock as sandbox_clocks
+
+    async def main() -> T:
+        database, settings, clock = open_database()
+        try:
+            async with database.session(write=write) as session:
+                transaction = session.begin() if write else contextlib.nullcontext()
+                async with transaction:
+                    organization_id = await resolve_organization(session, organization)
+                    now = (
+                        await sandbox_clocks.moments(
+                            session, clock, organization_id=organization_id
+                        )
+                    ).of(organization_id)
+                    return await work(
+                        Acting(session, Caller.operator(organization_id), settings, now)
+                    )
+        finally:
+            await database.dispose()
+
+    try:
+        return run(main())
+    except CorridorError as error:
+        fail(error.message, code=2 if error.status in (400, 422) else 1)
+    except ValidationError as error:
+        fail(validation_message(error), code=2)
+
+
+@dataclass(frozen=True, slots=True)
+class Acting:
+    """What a resource command works with: the session, the caller (the organization's
+    owner), the settings and the organization's now (its sandbox clock)."""
+
+    session: Any
+    caller: Any
+    settings: Any
+    now: datetime
+
+
+def validation_message(error: ValidationError) -> str:
+    """A request model's first problem as the API words it: `field: message`."""
+    problems = error.errors()
+    if not problems:
+        return "invalid input"
+    first = problems[0]
+    field = ".".join(str(part) for part in first.get("loc", ())) or "input"
+    message = str(first.get("msg", "invalid value")).removeprefix("Value error, ")
+    if first.get("type") == "extra_forbidden":
+        message = "unknown field"
+    return f"{field}: {message}"
 
 
 def moment(text: str, now, option: str):

@@ -81,7 +81,8 @@ def init(
         if not as_json:
             console.print(
                 "An organization already exists; its credentials were printed when it was made. "
-                "Make a new key with [bold]corridor keys create[/bold]."
+                f"Make a new key with [bold]{run(_new_key_command())}[/bold].",
+                soft_wrap=True,
             )
         return
     credentials = {
@@ -102,6 +103,26 @@ def init(
     table.add_row("Console password", credentials["consolePassword"])
     console.print(table)
     console.print("[yellow]Store the key and password now: they are shown only once.[/yellow]")
+
+
+async def _new_key_command() -> str:
+    """The command that makes a key for the organization `init` made: with --organization
+    once child organizations (or other roots) exist, which `keys create` needs then."""
+    from corridor.cli.context import open_database
+    from corridor.organizations import service
+
+    database, _, _ = open_database()
+    try:
+        async with database.session(write=False) as session:
+            found = await service.all_organizations(session, limit=1000)
+    finally:
+        await database.dispose()
+    if len(found) <= 1:
+        return "corridor keys create"
+    roots = [organization for organization in found if organization.parent_id is None]
+    if len(roots) == 1:
+        return f"corridor keys create --organization {roots[0].id}"
+    return "corridor keys create --organization ID (corridor orgs list shows the ids)"
 
 
 async def _bootstrap(*, name: str, email: str | None, if_empty: bool):

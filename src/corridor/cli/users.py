@@ -9,7 +9,7 @@ import typer
 
 from corridor.cli.base import typer_app
 from corridor.cli.context import open_database, organization_option, resolve_organization, run
-from corridor.cli.output import console, usage_error
+from corridor.cli.output import console, fail, usage_error
 
 app = typer_app("Manage the people who sign in to the console.")
 
@@ -80,3 +80,47 @@ def users_list(organization: Annotated[str | None, organization_option()] = None
 
     for user in run(main()):
         typer.echo(f"{user.id}  {user.email}  added {user.created_at:%Y-%m-%d}")
+
+
+@app.command("reset-password")
+def users_reset_password(
+    email: Annotated[str, typer.Argument(metavar="EMAIL", help="The console user's email.")],
+    password_stdin: Annotated[
+        bool,
+        typer.Option(
+            "--password-stdin",
+            help="Read the new password from standard input (one line) instead of asking "
+            "for it twice at the terminal.",
+        ),
+    ] = False,
+) -> None:
+    """Set a console user's new password (12 characters or more) and end the sessions
+    signed in with the old one. The password is read hidden, never echoed or printed."""
+    from corridor.auth import service
+    from corridor.kit.errors import CorridorError
+
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = typer.prompt("New password", hide_input=True, confirmation_prompt=True)
+
+    async def main():
+        database, _, clock = open_database()
+        try:
+            async with database.session() as session, session.begin():
+                return await service.reset_console_password(
+                    session, email=email, password=password, now=clock.now()
+                )
+        finally:
+            await database.dispose()
+
+    try:
+        reset = run(main())
+    except CorridorError as error:
+        fail(error.message, code=2 if error.status in (400, 422) else 1)
+    ended = reset.sessions_ended
+    console.print(
+        f"Set a new password for {reset.user.email} ({reset.user.id}); ended {ended} "
+        f"console session{'' if ended == 1 else 's'}.",
+        highlight=False,
+    )

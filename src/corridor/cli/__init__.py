@@ -11,7 +11,8 @@ from corridor.cli import database  # noqa: F401  migrate, init
 from corridor.cli import serve  # noqa: F401  serve, worker
 from corridor.cli import listen, mcp  # noqa: F401
 from corridor.cli import encryption  # noqa: F401  encrypt-secret, reencrypt-secrets
-from corridor.cli import bank_files, customers, keys, orgs, users, webhooks
+from corridor.cli import trigger  # noqa: F401
+from corridor.cli import agents, bank_files, customers, keys, orgs, transfers, users, webhooks
 from corridor.cli.base import app, main
 
 # isort: on
@@ -22,5 +23,7 @@ app.add_typer(users.app, name="users")
 app.add_typer(bank_files.app, name="bank-files")
 app.add_typer(orgs.app, name="orgs")
 app.add_typer(customers.app, name="customers")
+app.add_typer(transfers.app, name="transfers")
+app.add_typer(agents.app, name="agents")
 
 __all__ = ["app", "main"]

@@ -69,10 +69,17 @@ async def several_organizations(session) -> str:
     return "several organizations exist: pass --organization ID, one of:\n" + "\n".join(lines)
 
 
-def act(organization: str | None, work: Callable[[Acting], Awaitable[T]], *, write: bool) -> T:
+def act(
+    organization: str | None,
+    work: Callable[[Acting], Awaitable[T]],
+    *,
+    write: bool,
+    options: dict[str, str] | None = None,
+) -> T:
     """Run `work` as the organization's owner would act in the console (Caller.operator:
     the service layer's own rules, never raw SQL), in one transaction when it writes. A
-    service's refusal is one line on stderr: exit 2 for bad input, 1 otherwise."""
+    service's refusal is one line on stderr: exit 2 for bad input, 1 otherwise; a field
+    of the API named in it is named by its option (`options`: customerId → --customer)."""
     from corridor.auth.callers import Caller
     from corridor.kit.errors import CorridorError
     from corridor.models import clock as sandbox_clocks
@@ -98,9 +105,16 @@ def act(organization: str | None, work: Callable[[Acting], Awaitable[T]], *, wri
     try:
         return run(main())
     except CorridorError as error:
-        fail(error.message, code=2 if error.status in (400, 422) else 1)
+        fail(_as_options(error.message, options), code=2 if error.status in (400, 422) else 1)
     except ValidationError as error:
-        fail(validation_message(error), code=2)
+        fail(_as_options(validation_message(error), options), code=2)
+
+
+def _as_options(message: str, options: dict[str, str] | None) -> str:
+    field, colon, rest = message.partition(": ")
+    if colon and options and field in options:
+        return f"{options[field]}: {rest}"
+    return message
 
 
 @dataclass(frozen=True, slots=True)

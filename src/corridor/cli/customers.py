@@ -104,7 +104,17 @@ def customers_create(
             )
         return customer_json(customer)
 
-    body = act(organization, work, write=True)
+    body = act(
+        organization,
+        work,
+        write=True,
+        options={
+            "email": "--email",
+            "firstName": "--first-name",
+            "lastName": "--last-name",
+            "legalName": "--business",
+        },
+    )
     if as_json:
         print_json(body)
     else:

@@ -123,4 +123,5 @@ def users_reset_password(
         f"Set a new password for {reset.user.email} ({reset.user.id}); ended {ended} "
         f"console session{'' if ended == 1 else 's'}.",
         highlight=False,
+        soft_wrap=True,
     )

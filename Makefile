@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: serve test bench lint format install lock clean sdk-models docs
+.PHONY: serve test bench lint format install lock clean sdk-models sdk docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +62,15 @@ sdk-models: $(STAMP)
 	$(BIN)/python clients/python/codegen.py
 	@if command -v npm >/dev/null; then $(BIN)/python clients/typescript/codegen.py; \
 	else echo "npm not found: the TypeScript SDK's generated code was not remade"; fi
+
+# The Python SDK as an installable package: a wheel and an sdist in clients/python/dist
+# (`pip install clients/python/dist/corridor_client-*.whl`). The build runs in an isolated
+# environment with the setuptools clients/python/pyproject.toml asks for.
+SDK_DIST ?= clients/python/dist
+sdk: $(STAMP)
+	rm -rf $(SDK_DIST)
+	$(BIN)/python -m build --outdir $(SDK_DIST) clients/python
+	@ls $(SDK_DIST)
 
 lock:
 	rm -rf .venv-lock

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Select, delete, select
+from sqlalchemy import Select, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.kit.db import get_kept, keep
@@ -51,6 +51,21 @@ async def console_users_of(session: AsyncSession, organization_id: str) -> list[
         .order_by(ConsoleUser.id)
     )
     return list((await session.execute(statement)).scalars())
+
+
+async def end_sessions_of(session: AsyncSession, user_id: str, *, now: datetime) -> int:
+    """Revoke the user's console sessions still open; how many were."""
+    statement = (
+        update(ConsoleSession)
+        .where(
+            ConsoleSession.user_id == user_id,
+            ConsoleSession.revoked_at.is_(None),
+            ConsoleSession.expires_at > now,
+        )
+        .values(revoked_at=now)
+    )
+    result = await session.execute(statement)
+    return int(getattr(result, "rowcount", 0) or 0)
 
 
 async def user_by_id(session: AsyncSession, user_id: str) -> ConsoleUser | None:

@@ -23,7 +23,14 @@ from corridor.auth.secrets import (
 )
 from corridor.kit.db import get_visible
 from corridor.kit.emails import email_problem
-from corridor.kit.errors import Conflict, Forbidden, NotFound, Unauthorized, ValidationFailed
+from corridor.kit.errors import (
+    Conflict,
+    CorridorError,
+    Forbidden,
+    NotFound,
+    Unauthorized,
+    ValidationFailed,
+)
 from corridor.kit.ids import new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser, PlatformSession
@@ -360,6 +367,33 @@ async def add_console_user(
     return await create_console_user(
         session, organization_id=caller.organization_id, email=email, password=password, now=now
     )
+
+
+@dataclass(frozen=True, slots=True)
+class PasswordReset:
+    user: ConsoleUser
+    sessions_ended: int
+
+
+async def reset_console_password(
+    session: AsyncSession, *, email: str, password: str, now: datetime
+) -> PasswordReset:
+    """A console user's new password (`corridor users reset-password`, run by whoever holds
+    the server): the same rule as a new user's, and every session signed in with the old
+    one ends."""
+    user = await repository.user_by_email(session, email)
+    if user is None:
+        raise CorridorError(
+            f"No console user with the email {email.lower()}", status=404, code="not_found"
+        )
+    if len(password) < console_password_chars_min:
+        raise ValidationFailed(
+            "password", f"at least {console_password_chars_min} characters are required"
+        )
+    user.password_hash = hash_password(password)
+    ended = await repository.end_sessions_of(session, user.id, now=now)
+    await session.flush()
+    return PasswordReset(user=user, sessions_ended=ended)
 
 
 async def console_users_of(session: AsyncSession, *, caller: Caller) -> list[ConsoleUser]:

@@ -23,6 +23,12 @@ async def only_organization_id(session: AsyncSession) -> str | None:
     return ids[0] if len(ids) == 1 else None
 
 
+async def organizations_listed(session: AsyncSession, *, limit: int) -> list[Organization]:
+    """Every organization of the database, oldest first (the CLI's `orgs list`)."""
+    statement = select(Organization).order_by(Organization.created_at, Organization.id).limit(limit)
+    return list((await session.execute(statement)).scalars())
+
+
 async def organization_by_id(session: AsyncSession, organization_id: str) -> Organization | None:
     return await get_kept(session, Organization, organization_id)
 

@@ -103,6 +103,12 @@ async def bootstrap_organization(
     )
 
 
+async def all_organizations(session: AsyncSession, *, limit: int) -> list[Organization]:
+    """Every organization the database holds, oldest first: for whoever runs the server
+    (`corridor orgs list`), never for an API caller, who sees its own tree only."""
+    return await repository.organizations_listed(session, limit=limit)
+
+
 async def any_organization_exists(session: AsyncSession) -> bool:
     return await repository.count_organizations(session) > 0
 

@@ -33,13 +33,17 @@ def page_text(page: str) -> str:
 
 
 def section_text(page: str, title: str | None = None) -> str:
-    """The page, or its `## title` section (up to the next `## ` heading)."""
+    """The page, or its `## title` (or `### title`, …) section, up to the next heading of
+    the same level or higher."""
     text = page_text(page)
     if title is None:
         return text
-    section = text[text.index(f"## {title}\n") :]
-    end = section.find("\n## ", 1)
-    return section if end < 0 else section[:end]
+    heading = re.search(rf"^(#{{2,}}) {re.escape(title)}\n", text, flags=re.MULTILINE)
+    if heading is None:
+        raise KeyError(f"{page} has no section {title!r}")
+    level = len(heading.group(1))
+    end = re.compile(rf"^#{{2,{level}}} ", flags=re.MULTILINE).search(text, heading.end())
+    return text[heading.start() : None if end is None else end.start()]
 
 
 def blocks(page: str, language: str, title: str | None = None) -> list[str]:
@@ -74,6 +78,11 @@ RUN_BY: dict[str, tuple[tuple[str, str, str | None], ...]] = {
         ("quickstart/webhooks.md", "python", None),
         ("quickstart/mcp.md", "python", "Agents connect safely"),
     ),
+    "tests/test_docs_mcp_samples.py": (
+        ("mcp.md", "sh", "Who sets the policy"),
+        ("mcp.md", "sh", "Signed agent requests (RFC 9421)"),
+        ("mcp.md", "python", "Signed agent requests (RFC 9421)"),
+    ),
 }
 
 # The samples no test runs, by their first line, and why.
@@ -81,5 +90,27 @@ NOT_RUN = {
     "pip install -e clients/python": "installs the SDK; `make install` did that for the tests",
     "export CORRIDOR_ENV=production CORRIDOR_DATABASE_URL=postgresql+asyncpg://corridor@db/corridor": (
         "a production deployment: its own PostgreSQL, secret key and live keys"
+    ),
+    'api "$CORRIDOR/v1/tool-confirmations?status=PENDING"': (
+        "decides a pending confirmation (tcf_…), which only a write tool's call over MCP or"
+        " the assistant makes; tests/mcp/test_confirmations.py lists and decides them"
+    ),
+    "# An MCP client that signs in by OAuth, known by its client metadata document": (
+        "the OAuth client of docs/mcp.md needs a person's consent in a browser and a client"
+        " metadata document published over https; tests/oauth/test_official_client.py and"
+        " tests/console/test_browser_oauth_official_client.py drive the same provider"
+        " end to end against corridor serve"
+    ),
+    "sudo install -m 644 deploy/systemd/* /etc/systemd/system/": (
+        "installs systemd units on a production host (root, systemd);"
+        " tests/operations/test_deployment_files.py checks the units run corridor commands"
+    ),
+    "docker build -t corridor .": (
+        "builds and runs the image on a production host with its corridor.env (no docker"
+        " here); tests/operations/test_deployment_files.py checks the Dockerfile's commands"
+    ),
+    "make test                 # the suite (SQLite; PostgreSQL too with CORRIDOR_TEST_DATABASE_URL)": (
+        "runs the whole suite (and make bench, the benchmarks): a test cannot run the suite"
+        " it belongs to"
     ),
 }

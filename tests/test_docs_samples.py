@@ -9,21 +9,47 @@ import base64
 import contextlib
 import io
 import json
+import re
 from datetime import UTC, datetime
 
 from standardwebhooks.webhooks import Webhook
 
-from tests.docs_samples import DOCS, NOT_RUN, RUN_BY, blocks, script
+from tests.docs_samples import CHECKOUT, DOCS, NOT_RUN, RUN_BY, blocks, page_text, script
 
 RUN_LANGUAGES = ("sh", "python")
 
 
+# Other names Pygments gives the same languages: a sample tagged so would slip past the check.
+ALIASES = ("bash", "shell", "zsh", "py", "python3", "py3")
+
+
 def _guide_pages() -> list[str]:
-    pages = [
-        "index.md",
-        *(f"quickstart/{path.name}" for path in (DOCS / "quickstart").glob("*.md")),
+    """Every page the site builds: docs/**/*.md but what mkdocs.yml's exclude_docs leaves
+    out (its lines are folders under docs/)."""
+    config = (CHECKOUT / "mkdocs.yml").read_text()
+    excluded = re.search(r"^exclude_docs: \|\n((?:  .*\n)+)", config, flags=re.MULTILINE)
+    assert excluded, "mkdocs.yml: exclude_docs as a block of folders"
+    folders = tuple(line.strip() for line in excluded.group(1).splitlines())
+    assert all(folder.endswith("/") for folder in folders), folders
+    pages = [path.relative_to(DOCS).as_posix() for path in DOCS.rglob("*.md")]
+    return sorted(page for page in pages if not page.startswith(folders))
+
+
+def test_the_check_covers_every_page_of_the_sites_navigation():
+    config = (CHECKOUT / "mkdocs.yml").read_text()
+    in_nav = set(re.findall(r"^\s+- (?:[^:\n]+: )?(\S+\.md)$", config, flags=re.MULTILINE))
+    assert len(in_nav) > 20
+    assert in_nav == set(_guide_pages())
+
+
+def test_no_sample_is_tagged_with_another_name_for_sh_or_python():
+    tagged = [
+        f"{page}: ```{alias}"
+        for page in _guide_pages()
+        for alias in ALIASES
+        if re.search(rf"^\s*```{alias}$", page_text(page), flags=re.MULTILINE)
     ]
-    return sorted(pages)
+    assert tagged == [], "tag runnable samples sh or python so the check below sees them"
 
 
 def test_every_shell_and_python_sample_of_the_guide_runs_in_a_test():

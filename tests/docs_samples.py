@@ -1,12 +1,14 @@
 """The guide's code samples (docs/, the MkDocs site at /guide), as the tests run them.
 
 A page's samples are its fenced blocks of one language (```sh, ```python); `section`
-narrows them to one `## ` section of the page. Every sh and python block of the guide's
-quickstart pages runs in a test (tests/test_docs_samples.py checks that none is left out):
+narrows them to one section of the page (a `## ` or `### ` heading, up to the next heading
+of its level or higher). Every sh and python block of every page the site builds runs in a
+test (tests/test_docs_samples.py checks that none is left out) or NOT_RUN says why not:
 WALKTHROUGH's pages run top to bottom in one bash (tests/test_docs_walkthrough.py), some
 sections again on their own against a fresh server (tests/test_docs_curl.py,
-tests/assistant/test_docs_samples.py), and the Python SDK's page in Python
-(tests/client/test_docs_samples.py)."""
+tests/assistant/test_docs_samples.py), the Python SDK's page in Python
+(tests/client/test_docs_samples.py), docs/mcp.md's against live servers
+(tests/test_docs_mcp_samples.py). A fragment that is not a program is tagged `text`."""
 
 from __future__ import annotations
 
@@ -79,8 +81,9 @@ RUN_BY: dict[str, tuple[tuple[str, str, str | None], ...]] = {
         ("quickstart/mcp.md", "python", "Agents connect safely"),
     ),
     "tests/test_docs_mcp_samples.py": (
-        ("mcp.md", "sh", "Who sets the policy"),
+        ("mcp.md", "sh", "Write tools wait for a person"),
         ("mcp.md", "sh", "Signed agent requests (RFC 9421)"),
+        ("mcp.md", "python", "OAuth 2.1: connect a desktop client without a secret"),
         ("mcp.md", "python", "Signed agent requests (RFC 9421)"),
     ),
 }
@@ -90,16 +93,6 @@ NOT_RUN = {
     "pip install -e clients/python": "installs the SDK; `make install` did that for the tests",
     "export CORRIDOR_ENV=production CORRIDOR_DATABASE_URL=postgresql+asyncpg://corridor@db/corridor": (
         "a production deployment: its own PostgreSQL, secret key and live keys"
-    ),
-    'api "$CORRIDOR/v1/tool-confirmations?status=PENDING"': (
-        "decides a pending confirmation (tcf_…), which only a write tool's call over MCP or"
-        " the assistant makes; tests/mcp/test_confirmations.py lists and decides them"
-    ),
-    "# An MCP client that signs in by OAuth, known by its client metadata document": (
-        "the OAuth client of docs/mcp.md needs a person's consent in a browser and a client"
-        " metadata document published over https; tests/oauth/test_official_client.py and"
-        " tests/console/test_browser_oauth_official_client.py drive the same provider"
-        " end to end against corridor serve"
     ),
     "sudo install -m 644 deploy/systemd/* /etc/systemd/system/": (
         "installs systemd units on a production host (root, systemd);"

@@ -9,7 +9,7 @@ import typer
 
 from corridor.cli.base import typer_app
 from corridor.cli.context import Acting, act, organization_option
-from corridor.cli.output import moment_shown, print_fields, print_json, print_table, usage_error
+from corridor.cli.output import moment_shown, print_fields, print_json, print_listing, usage_error
 
 app = typer_app(
     "Agents: software that pays for a customer from one account, within limits (as "
@@ -193,22 +193,17 @@ def agents_list(
         return [agent_json(agent) for agent in page.items]
 
     found = act(organization, work, write=False)
-    if as_json:
-        for body in found:
-            print_json(body)
-        return
-    print_table(
-        ["id", "name", "status", "customer", "limits"],
-        (
-            [
-                body["id"],
-                body["name"],
-                body["status"],
-                body["customerId"],
-                _limits_shown(body["limits"]),
-            ]
-            for body in found
-        ),
+    print_listing(
+        found,
+        as_json=as_json,
+        headers=["id", "name", "status", "customer", "limits"],
+        row=lambda body: [
+            body["id"],
+            body["name"],
+            body["status"],
+            body["customerId"],
+            _limits_shown(body["limits"]),
+        ],
         optional=["customer"],
     )
 

@@ -12,7 +12,8 @@ from corridor.cli.output import (
     moment_shown,
     print_fields,
     print_json,
-    print_table,
+    print_listing,
+    status_option,
     usage_error,
 )
 
@@ -143,15 +144,7 @@ def customers_list(
     from corridor.customers.states import CustomerStatus
     from corridor.kit.pagination import PageRequest
 
-    wanted = None
-    if status is not None:
-        try:
-            wanted = CustomerStatus(status.upper())
-        except ValueError:
-            usage_error(
-                f"--status: {status!r} is not a customer status; use one of "
-                + ", ".join(member.value for member in CustomerStatus)
-            )
+    wanted = status_option(CustomerStatus, status, noun="customer")
 
     async def work(acting: Acting):
         page = await service.list_customers(
@@ -166,23 +159,18 @@ def customers_list(
         return [customer_json(customer) for customer in page.items]
 
     found = act(organization, work, write=False)
-    if as_json:
-        for body in found:
-            print_json(body)
-        return
-    print_table(
-        ["id", "name", "type", "status", "email", "created"],
-        (
-            [
-                body["id"],
-                body["name"],
-                body["type"],
-                body["status"],
-                body["email"],
-                moment_shown(body["createdAt"], date_only=True),
-            ]
-            for body in found
-        ),
+    print_listing(
+        found,
+        as_json=as_json,
+        headers=["id", "name", "type", "status", "email", "created"],
+        row=lambda body: [
+            body["id"],
+            body["name"],
+            body["type"],
+            body["status"],
+            body["email"],
+            moment_shown(body["createdAt"], date_only=True),
+        ],
         optional=["type"],
     )
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from typing import Annotated, Any
 
 import typer
 
 from corridor.cli.base import typer_app
 from corridor.cli.context import open_database, organization_option, resolve_organization, run
-from corridor.cli.output import usage_error
+from corridor.cli.output import print_json, usage_error
 
 app = typer_app("The request log: the API requests of the organization's keys.")
 
@@ -69,20 +68,18 @@ def logs_tail(
 
 def _print_request_log(log: Any, *, as_json: bool) -> None:
     if as_json:
-        typer.echo(
-            json.dumps(
-                {
-                    "id": log.id,
-                    "createdAt": log.created_at.isoformat(),
-                    "credentialId": log.credential_id,
-                    "method": log.method,
-                    "path": log.path,
-                    "status": log.status,
-                    "latencyMs": log.latency_ms,
-                    "idempotencyKey": log.idempotency_key,
-                    "errorBody": log.error_body,
-                }
-            )
+        print_json(
+            {
+                "id": log.id,
+                "createdAt": log.created_at.isoformat(),
+                "credentialId": log.credential_id,
+                "method": log.method,
+                "path": log.path,
+                "status": log.status,
+                "latencyMs": log.latency_ms,
+                "idempotencyKey": log.idempotency_key,
+                "errorBody": log.error_body,
+            }
         )
         return
     line = (

@@ -4,8 +4,9 @@ bars, tables and JSON."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
-from typing import Any, NoReturn
+from collections.abc import Callable, Iterable, Sequence
+from enum import StrEnum
+from typing import Any, NoReturn, TypeVar
 
 import typer
 from rich import box
@@ -15,6 +16,9 @@ from rich.table import Table
 
 console = Console()
 errors = Console(stderr=True)
+
+
+E = TypeVar("E", bound=StrEnum)
 
 
 def progress_bar() -> Progress:
@@ -36,6 +40,19 @@ def usage_error(message: str) -> NoReturn:
     """One line on stderr, `corridor: …`, and exit status 2 (the command was asked wrongly)."""
     errors.print(f"corridor: {message}", markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(code=2)
+
+
+def status_option(kind: type[E], text: str | None, *, noun: str) -> E | None:
+    """`--status` read as one of `kind`'s values (any case), or a usage error naming them."""
+    if text is None:
+        return None
+    try:
+        return kind(text.upper())
+    except ValueError:
+        usage_error(
+            f"--status: {text!r} is not a {noun} status; use one of "
+            + ", ".join(member.value for member in kind)
+        )
 
 
 def wrapping_widths(
@@ -73,6 +90,23 @@ def fail(message: str, *, code: int = 1) -> NoReturn:
 def print_json(value: Any) -> None:
     """One JSON document on one line: a resource as the API shows it."""
     typer.echo(json.dumps(value, ensure_ascii=False, default=str))
+
+
+def print_listing(
+    bodies: Sequence[Any],
+    *,
+    as_json: bool,
+    headers: Sequence[str],
+    row: Callable[[Any], Sequence[str | None]],
+    optional: Sequence[str] = (),
+) -> None:
+    """A list command's answer: JSON lines (each resource as the API shows it), or a table
+    of each one's `row`."""
+    if as_json:
+        for body in bodies:
+            print_json(body)
+        return
+    print_table(headers, (row(body) for body in bodies), optional=optional)
 
 
 def print_table(

@@ -15,7 +15,8 @@ from corridor.cli.output import (
     moment_shown,
     print_fields,
     print_json,
-    print_table,
+    print_listing,
+    status_option,
     usage_error,
 )
 
@@ -251,15 +252,8 @@ def transfers_list(
     from corridor.transfers.repository import TransferFilters
     from corridor.transfers.rules.states import TransferStatus
 
-    wanted = None
-    if status is not None:
-        try:
-            wanted = TransferStatus(status.upper()).value
-        except ValueError:
-            usage_error(
-                f"--status: {status!r} is not a transfer status; use one of "
-                + ", ".join(member.value for member in TransferStatus)
-            )
+    chosen = status_option(TransferStatus, status, noun="transfer")
+    wanted = None if chosen is None else chosen.value
 
     async def work(acting: Acting):
         page = await service.list_transfers(
@@ -271,22 +265,17 @@ def transfers_list(
         return [transfer_json(found) for found in page.items]
 
     found = act(organization, work, write=False)
-    if as_json:
-        for body in found:
-            print_json(body)
-        return
-    print_table(
-        ["id", "status", "amount", "customer", "created"],
-        (
-            [
-                body["id"],
-                body["status"],
-                amount_shown(body.get("sourceAmount")),
-                body.get("sourceCustomerId"),
-                moment_shown(body["createdAt"], date_only=True),
-            ]
-            for body in found
-        ),
+    print_listing(
+        found,
+        as_json=as_json,
+        headers=["id", "status", "amount", "customer", "created"],
+        row=lambda body: [
+            body["id"],
+            body["status"],
+            amount_shown(body.get("sourceAmount")),
+            body.get("sourceCustomerId"),
+            moment_shown(body["createdAt"], date_only=True),
+        ],
         optional=["customer"],
     )
 

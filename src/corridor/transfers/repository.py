@@ -387,16 +387,24 @@ def _placeholder_caller(caller: Caller) -> Caller:
     )
 
 
-def _plan_statement(
-    caller: Caller, wanted: list[tuple[str, Any]], destination: int | None
-) -> Select[Any]:
-    """The one statement of `plan_rows` for these wanted rows: each its repository's
+# Each kind of row a plan names: its model, and its repository's visible statement.
+_PLAN_KINDS: dict[str, tuple[Any, Callable[[Caller], Select[Any]]]] = {
+    "customer": (Customer, visible_customers),
+    "account": (LedgerAccount, visible_accounts),
+    "external": (ExternalAccount, lambda caller: visible_parties(caller, ExternalAccount)),
+    "wallet": (ExternalWallet, lambda caller: visible_parties(caller, ExternalWallet)),
+    "counterparty": (Counterparty, visible_counterparties),
+}
+
+
+def _plan_statement(caller: Caller, kinds: Sequence[str], destination: int | None) -> Select[Any]:
+    """The one statement of `plan_rows` for rows of these kinds: each its repository's
     visible statement for the caller narrowed to one id (`id_0`, `id_1`, … in order),
     outer joined to the organization's row, and the destination's counterparty (deleted
     ones included) joined to the wanted row at index `destination`."""
     aliases = [
-        _one(visible, model, bindparam(f"id_{index}"))
-        for index, (_, (model, visible)) in enumerate(wanted)
+        _one(_PLAN_KINDS[kind][1](caller), _PLAN_KINDS[kind][0], bindparam(f"id_{index}"))
+        for index, kind in enumerate(kinds)
     ]
     owner: Any = None
     if destination is not None:
@@ -418,54 +426,38 @@ async def plan_rows(session: AsyncSession, caller: Caller, names: PlanNames) -> 
     """The caller's organization and every row the names point at, in one statement: each
     row is its repository's visible statement for this caller, narrowed to one id, outer
     joined to the organization's row (so the statement answers exactly one row)."""
-    template = _placeholder_caller(caller)
-    # (kind, id, (model, the visible statement's maker))
-    roles: list[tuple[str, str, tuple[Any, Callable[[], Select[Any]]]]] = []
+    roles: list[tuple[str, str]] = []  # (kind, id)
 
-    def want(kind: str, identifier: str | None, model: Any, visible: Any) -> int | None:
-        if identifier is None or not looks_like_id(identifier, model.id_prefix):
+    def want(kind: str, identifier: str | None) -> int | None:
+        if identifier is None or not looks_like_id(identifier, _PLAN_KINDS[kind][0].id_prefix):
             return None
-        roles.append((kind, identifier, (model, visible)))
+        roles.append((kind, identifier))
         return len(roles) - 1
 
-    want("customer", names.customer_id, Customer, lambda: visible_customers(template))
+    want("customer", names.customer_id)
     for account_id in names.balance_accounts:
-        want("account", account_id, LedgerAccount, lambda: visible_accounts(template))
+        want("account", account_id)
     parties: dict[str, int | None] = {}
     for party_id in names.external_accounts:
-        parties[party_id] = want(
-            "external",
-            party_id,
-            ExternalAccount,
-            lambda: visible_parties(template, ExternalAccount),
-        )
+        parties[party_id] = want("external", party_id)
     for party_id in names.wallets:
-        parties[party_id] = want(
-            "wallet", party_id, ExternalWallet, lambda: visible_parties(template, ExternalWallet)
-        )
-    want(
-        "counterparty",
-        names.counterparty_id,
-        Counterparty,
-        lambda: visible_counterparties(template),
-    )
+        parties[party_id] = want("wallet", party_id)
+    want("counterparty", names.counterparty_id)
     destination = parties.get(names.destination_party) if names.destination_party else None
     shape: _PlanShape = (
         caller.customer_id is not None,
         caller.account_ids is not None,
-        tuple(kind for kind, _, _ in roles),
+        tuple(kind for kind, _ in roles),
         destination,
     )
     statement = _plan_statements.get(shape)
     if statement is None:
-        statement = _plan_statement(
-            template,
-            [(kind, (model, visible())) for kind, _, (model, visible) in roles],
-            destination,
-        )
+        statement = _plan_statement(_placeholder_caller(caller), shape[2], destination)
         if len(_plan_statements) < _PLAN_SHAPES_MAX:
             _plan_statements[shape] = statement
-    values: dict[str, Any] = {f"id_{index}": role[1] for index, role in enumerate(roles)}
+    values: dict[str, Any] = {
+        f"id_{index}": identifier for index, (_, identifier) in enumerate(roles)
+    }
     values["caller_organization_id"] = caller.organization_id
     if caller.customer_id is not None:
         values["caller_customer_id"] = caller.customer_id
@@ -482,7 +474,7 @@ async def plan_rows(session: AsyncSession, caller: Caller, names: PlanNames) -> 
         destination_owner=row[-1] if destination is not None else None,
     )
     customer = counterparty = None
-    for (kind, identifier, _), value in zip(roles, row[1:], strict=False):
+    for (kind, identifier), value in zip(roles, row[1:], strict=False):
         if value is None:
             continue
         if kind == "customer":

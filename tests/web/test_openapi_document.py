@@ -4,6 +4,7 @@ and viewers (Swagger UI, ReDoc, `make sdk-models`) read what the specification s
 
 from __future__ import annotations
 
+from fastapi.responses import JSONResponse
 from fastapi.testclient import TestClient
 from openapi_spec_validator import validate
 from openapi_spec_validator.validation import OpenAPIV31SpecValidator
@@ -23,3 +24,20 @@ def test_served_openapi_document_is_valid_openapi_3_1(tmp_path):
     document = response.json()
     assert document["openapi"].startswith("3.1.")
     validate(document, cls=OpenAPIV31SpecValidator)
+
+
+def test_document_is_rendered_once_and_served_as_fastapi_renders_it(tmp_path):
+    """Every fetch answers the same bytes, those of FastAPI's own JSON rendering of the
+    document (what it served before the rendering was kept), and a `root_path` behind a
+    proxy still names its server, as FastAPI's route does."""
+    settings = Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'openapi.db'}")
+    app = create_app(settings, run_workers_in_process=False)
+    with TestClient(app) as client:
+        first, second = client.get("/openapi.json"), client.get("/openapi.json")
+    assert first.headers["content-type"] == "application/json"
+    assert first.content == second.content == JSONResponse(app.openapi()).body
+    proxied_app = create_app(settings, run_workers_in_process=False)
+    with TestClient(proxied_app, root_path="/payments") as proxied:
+        behind = proxied.get("/openapi.json").json()
+    assert behind["servers"][0] == {"url": "/payments"}
+    assert "servers" not in first.json()

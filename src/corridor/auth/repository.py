@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.kit.db import get_kept, keep
 from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser, PlatformSession
+from corridor.models.clock import SandboxClock, note_shift
 from corridor.models.customer import Customer
 from corridor.models.organization import Organization
 from corridor.models.signing import AgentSigningKey, SignatureNonce
@@ -19,18 +20,31 @@ AGENT_REVOKED = "REVOKED"
 
 
 async def key_by_secret_hash(session: AsyncSession, secret_hash: str) -> ApiKey | None:
-    """The key with its organization, in one round trip: the organization is kept for the
-    rest of the unit of work (`get_kept`), so the caller's later reads of it are free."""
+    """The key with what authenticating it and the request's context read next, in one
+    round trip: its organization, the live agent an agent key speaks for, and the
+    organization's sandbox clock (`models.clock.note_shift`; absent when never moved). The
+    organization and the agent are kept for the rest of the unit of work (`get_kept`), so
+    the later reads of them (the caller's configuration, the agent's spend guard) are free."""
     statement = (
-        select(ApiKey, Organization)
+        select(ApiKey, Organization, Agent, SandboxClock)
         .join(Organization, Organization.id == ApiKey.organization_id)
+        .outerjoin(
+            Agent,
+            (Agent.id == ApiKey.agent_id)
+            & (Agent.organization_id == ApiKey.organization_id)
+            & (Agent.status != AGENT_REVOKED),
+        )
+        .outerjoin(SandboxClock, SandboxClock.organization_id == ApiKey.organization_id)
         .where(ApiKey.secret_hash == secret_hash)
     )
     found = (await session.execute(statement)).one_or_none()
     if found is None:
         return None
-    key, organization = found
+    key, organization, agent, clock = found
     keep(session, organization)
+    if agent is not None:
+        keep(session, agent)
+    note_shift(session, key.organization_id, clock)
     return key
 
 
@@ -88,15 +102,14 @@ def organization_keys(organization_id: str) -> Select[ApiKey]:
 
 
 async def live_agent_of_key(session: AsyncSession, key: ApiKey) -> Agent | None:
-    """The agent an agent key speaks for, unless it is revoked or of another organization."""
+    """The agent an agent key speaks for, unless it is revoked or of another organization
+    (read with the key by `key_by_secret_hash`, so no round trip of its own)."""
     if key.agent_id is None:
         return None
-    statement = select(Agent).where(
-        Agent.id == key.agent_id,
-        Agent.organization_id == key.organization_id,
-        Agent.status != AGENT_REVOKED,
-    )
-    return (await session.execute(statement)).scalar_one_or_none()
+    agent = await get_kept(session, Agent, key.agent_id)
+    if agent is None or agent.organization_id != key.organization_id:
+        return None
+    return None if agent.status == AGENT_REVOKED else agent
 
 
 def customers_of(organization_id: str) -> Select[Customer]:

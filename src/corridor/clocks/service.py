@@ -18,7 +18,7 @@ from corridor.clocks import repository, rules
 from corridor.clocks.errors import ClockBackwards, ClockNotFound
 from corridor.clocks.schemas import ClockRead
 from corridor.kit.clock import Clock, ClockShift
-from corridor.models.clock import SandboxClock, clock_of
+from corridor.models.clock import SandboxClock, clock_of, note_shift
 
 
 def _read(shift: ClockShift, system_now: datetime) -> ClockRead:
@@ -73,6 +73,7 @@ async def advance_clock(
     row.offset_ms = rules.offset_ms(shift)
     row.frozen_at = shift.frozen_at
     row.updated_at = system_now
+    note_shift(session, caller.organization_id, row)
     return _read(shift, system_now)
 
 
@@ -84,6 +85,7 @@ async def reset_clock(
         raise ClockNotFound()
     caller.require_scope(Scope.SANDBOX_WRITE)
     await repository.delete_clock(session, caller.organization_id)
+    note_shift(session, caller.organization_id, None)
     return _read(ClockShift(), system_now)
 
 

@@ -19,6 +19,8 @@ from corridor.models.base import Base
 
 # Due-work queries name each moved clock's organization (kit.db.due): a bound on how many.
 shifted_clocks_max = 1000
+# session.info's entry of `note_shift`.
+_NOTED_SHIFTS = "clock_shifts"
 
 
 class SandboxClock(Base):
@@ -37,7 +39,17 @@ class SandboxClock(Base):
         return ClockShift(offset=timedelta(milliseconds=self.offset_ms), frozen_at=self.frozen_at)
 
 
+def note_shift(session: AsyncSession, organization_id: str, row: SandboxClock | None) -> None:
+    """What a read that joined the organization's clock row found (None: never moved), so
+    `shift_of` in the same unit of work answers without a round trip of its own."""
+    noted: dict[str, ClockShift | None] = session.info.setdefault(_NOTED_SHIFTS, {})
+    noted[organization_id] = None if row is None else row.shift
+
+
 async def shift_of(session: AsyncSession, organization_id: str) -> ClockShift | None:
+    noted = session.info.get(_NOTED_SHIFTS)
+    if noted is not None and organization_id in noted:
+        return noted[organization_id]
     row = await session.get(SandboxClock, organization_id)
     return None if row is None else row.shift
 

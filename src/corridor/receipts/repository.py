@@ -28,11 +28,13 @@ async def active_key(session: AsyncSession) -> ReceiptSigningKey | None:
     return found.scalar_one_or_none()
 
 
-async def all_keys(session: AsyncSession) -> list[ReceiptSigningKey]:
+async def public_jwks(session: AsyncSession) -> list[dict[str, Any]]:
+    """Every key's public JWK, newest first (the private column is not read: no server
+    key is needed to publish or verify)."""
     found = await session.execute(
-        select(ReceiptSigningKey).order_by(ReceiptSigningKey.generation.desc())
+        select(ReceiptSigningKey.public_jwk).order_by(ReceiptSigningKey.generation.desc())
     )
-    return list(found.scalars())
+    return [dict(jwk) for jwk in found.scalars()]
 
 
 async def insert_key_if_absent(session: AsyncSession, values: dict[str, Any]) -> None:

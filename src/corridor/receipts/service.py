@@ -122,7 +122,7 @@ async def list_receipts(
 
 async def jwks(session: AsyncSession) -> dict[str, Any]:
     """GET /.well-known/jwks.json: every key, the active one first, public parts only."""
-    return signing.jwks_of(await repository.all_keys(session))
+    return signing.jwks_of(await repository.public_jwks(session))
 
 
 async def rotate_key(session: AsyncSession, *, now: datetime) -> ReceiptSigningKey:

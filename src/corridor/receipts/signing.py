@@ -91,9 +91,9 @@ def sign(key: ReceiptSigningKey, payload: bytes) -> str:
         )
 
 
-def jwks_of(keys: list[ReceiptSigningKey]) -> dict[str, Any]:
+def jwks_of(public_jwks: list[dict[str, Any]]) -> dict[str, Any]:
     """The JWKS document: public parts only."""
-    return {"keys": [dict(key.public_jwk) for key in keys]}
+    return {"keys": public_jwks}
 
 
 def verify(token: str, jwks: dict[str, Any]) -> dict[str, Any]:
@@ -102,10 +102,6 @@ def verify(token: str, jwks: dict[str, Any]) -> dict[str, Any]:
     if token.count(".") != 2:
         raise ReceiptInvalid("not a compact JWS (three dot-separated parts)")
     try:
-        keys = KeySet.import_key_set(jwks)  # type: ignore[arg-type]
-    except (JoseError, ValueError, KeyError, TypeError) as error:
-        raise ReceiptInvalid(f"the JWKS does not load: {error}") from None
-    try:
         with _quiet():
             header = jws.extract_compact(token.encode()).headers()
     except (JoseError, ValueError, TypeError) as error:
@@ -113,8 +109,14 @@ def verify(token: str, jwks: dict[str, Any]) -> dict[str, Any]:
     kid = header.get("kid")
     if header.get("alg") != ALG:
         raise ReceiptInvalid(f"unexpected alg {header.get('alg')!r} (receipts use {ALG})")
-    if not any(key.kid == kid for key in keys.keys):
+    published = [key for key in jwks.get("keys", []) if isinstance(key, dict)]
+    matching = [key for key in published if key.get("kid") == kid]
+    if not matching:
         raise ReceiptInvalid(f"unknown kid {kid!r}: no key of the JWKS has it")
+    try:
+        keys = KeySet.import_key_set({"keys": matching})  # type: ignore[arg-type, typeddict-item]
+    except (JoseError, ValueError, KeyError, TypeError) as error:
+        raise ReceiptInvalid(f"the JWKS key {kid!r} does not load: {error}") from None
     try:
         with _quiet():
             verified = jws.deserialize_compact(token, keys, algorithms=[ALG])

@@ -47,6 +47,8 @@ from corridor.organizations.endpoints.access import router as auth_router
 from corridor.parties.endpoints import router as parties_router
 from corridor.quotes.binding import QuoteLocks
 from corridor.quotes.endpoints import router as quotes_router
+from corridor.receipts import service as receipts
+from corridor.receipts.endpoints import router as receipts_router
 from corridor.reconciliation.endpoints import router as reconciliation_router
 from corridor.requestlogs.endpoints import router as request_logs_router
 from corridor.requestlogs.recorder import RequestLogBuffer
@@ -55,11 +57,9 @@ from corridor.tools.registry import ToolEnvironment
 from corridor.transfers.deposit_endpoints import router as deposits_router
 from corridor.transfers.endpoints import router as transfers_router
 from corridor.transfers.express_endpoint import ExpressCreateSubmit, ExpressTally
+from corridor.transfers.lifecycle import install_status_watchers
 from corridor.transfers.plugins import TransferPlugins
 from corridor.treasury.endpoints import router as treasury_router
-from corridor.receipts import service as receipts
-from corridor.receipts.endpoints import router as receipts_router
-from corridor.transfers.lifecycle import install_status_watchers
 from corridor.web.context import IdempotentReplay, replay_response
 from corridor.web.docs import install_docs
 from corridor.web.errors import install_error_handlers

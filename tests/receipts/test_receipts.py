@@ -178,7 +178,10 @@ async def test_one_changed_byte_fails(owner, anonymous):
     claims["sourceAmount"]["value"] = "1"
     forged_payload = jws.base64url_encode(json.dumps(claims).encode())
     changed_signature = ("A" if signature[0] != "A" else "B") + signature[1:]
-    for forged in (f"{header}.{forged_payload}.{signature}", f"{header}.{payload}.{changed_signature}"):
+    for forged in (
+        f"{header}.{forged_payload}.{signature}",
+        f"{header}.{payload}.{changed_signature}",
+    ):
         try:
             _verified(forged, jwks)
         except jws.InvalidJWSSignature:
@@ -228,7 +231,9 @@ async def test_receipts_of_an_unknown_or_foreign_transfer_are_404(owner, make_te
     agent = await owner.create_agent()
     client = await owner.agent_client(agent["id"])
     payment = await pay(client, owner.payment(10_000))
-    assert_error(await other.client.get(f"/v1/transfers/{payment['id']}/receipts"), 404, "not_found")
+    assert_error(
+        await other.client.get(f"/v1/transfers/{payment['id']}/receipts"), 404, "not_found"
+    )
     assert_error(await owner.client.get("/v1/transfers/tfr_nope/receipts"), 404, "not_found")
 
 
@@ -239,7 +244,9 @@ async def test_private_keys_are_not_in_clear(app, owner):
     await pay(client, owner.payment(10_000))
     async with app.state.database.session(write=False) as session:
         keys = list((await session.execute(select(ReceiptSigningKey))).scalars())
-        raw = await session.execute(text("SELECT private_jwk, public_jwk FROM receipt_signing_keys"))
+        raw = await session.execute(
+            text("SELECT private_jwk, public_jwk FROM receipt_signing_keys")
+        )
         stored = [(str(row[0]), str(row[1])) for row in raw]
     assert keys and len(stored) == len(keys)
     for key in keys:

@@ -22,7 +22,9 @@ async def test_verify_prints_payloads_and_refuses_a_changed_receipt(
 
     # Against the local database's keys, and against a JWKS file.
     for extra in ((), ("--jwks", str(tmp_path / "jwks.json"))):
-        out = ok(corridor(database_url, "receipts", "verify", str(tmp_path / "receipts.json"), *extra))
+        out = ok(
+            corridor(database_url, "receipts", "verify", str(tmp_path / "receipts.json"), *extra)
+        )
         payload = json.loads(out.splitlines()[0])
         assert payload["transferId"] == payment["id"] and payload["kind"] == "AUTHORIZED"
 
@@ -30,7 +32,11 @@ async def test_verify_prints_payloads_and_refuses_a_changed_receipt(
     header, body, signature = token.split(".")
     changed = signature[:-2] + ("AA" if signature[-2:] != "AA" else "BA")
     (tmp_path / "changed.jws").write_text(f"{header}.{body}.{changed}")
-    refused(corridor(database_url, "receipts", "verify", str(tmp_path / "changed.jws")), 1, "bad signature")
+    refused(
+        corridor(database_url, "receipts", "verify", str(tmp_path / "changed.jws")),
+        1,
+        "bad signature",
+    )
 
     (tmp_path / "empty.json").write_text('{"keys": []}')
     refused(

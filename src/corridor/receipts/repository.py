@@ -68,4 +68,3 @@ async def receipts_of(session: AsyncSession, transfer_id: str) -> list[TransferR
         .order_by(TransferReceipt.id)
     )
     return list(found.scalars())
-

@@ -114,7 +114,7 @@ def verify(token: str, jwks: dict[str, Any]) -> dict[str, Any]:
     if not matching:
         raise ReceiptInvalid(f"unknown kid {kid!r}: no key of the JWKS has it")
     try:
-        keys = KeySet.import_key_set({"keys": matching})  # type: ignore[arg-type, typeddict-item]
+        keys = KeySet.import_key_set({"keys": matching})
     except (JoseError, ValueError, KeyError, TypeError) as error:
         raise ReceiptInvalid(f"the JWKS key {kid!r} does not load: {error}") from None
     try:

@@ -21,7 +21,6 @@ from corridor.transfers.plugins import StatusWatcher
 from corridor.transfers.rules import states, swift_routing
 from corridor.transfers.rules.states import LegStatus, TransferStatus
 
-
 # Told of each move to a final status (transfers/plugins.py StatusWatcher); set by the
 # composition root (corridor.app), as the server key is.
 _status_watchers: tuple[StatusWatcher, ...] = ()

@@ -53,9 +53,7 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_transfer_receipts")),
     )
-    op.create_index(
-        "ix_transfer_receipts_transfer_id", "transfer_receipts", ["transfer_id", "id"]
-    )
+    op.create_index("ix_transfer_receipts_transfer_id", "transfer_receipts", ["transfer_id", "id"])
 
 
 def downgrade() -> None:

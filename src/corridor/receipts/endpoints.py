@@ -9,7 +9,7 @@ from fastapi import APIRouter, Response
 
 from corridor.receipts import service
 from corridor.receipts.rules import JWKS_MAX_AGE_S
-from corridor.receipts.schemas import Jwks, ReceiptList, ReceiptRead
+from corridor.receipts.schemas import ReceiptList, ReceiptRead
 from corridor.web.context import Context, Public
 from corridor.web.openapi import ERROR_RESPONSES
 
@@ -35,12 +35,9 @@ async def list_receipts(transfer_id: str, context: Context) -> ReceiptList:
     return ReceiptList(data=[ReceiptRead.model_validate(receipt) for receipt in found])
 
 
-@router.get(
-    "/.well-known/jwks.json",
-    response_model=Jwks,
-    tags=TAGS,
-    summary="The receipt signing keys",
-)
+# Out of the OpenAPI document, as the other /.well-known documents: not an API call of the
+# SDKs (docs/quickstart/agents.md "Receipts" shows it).
+@router.get("/.well-known/jwks.json", include_in_schema=False)
 async def jwks(context: Public) -> Response:
     """The public keys receipts are signed with (no authentication)."""
     document = await service.jwks(context.session)

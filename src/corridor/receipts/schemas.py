@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from corridor.kit.schemas import ResponseModel, Timestamp
@@ -24,10 +22,3 @@ class ReceiptRead(ResponseModel):
 
 class ReceiptList(ResponseModel):
     data: list[ReceiptRead] = Field(description="Oldest first, in the order they were issued")
-
-
-class Jwks(ResponseModel):
-    keys: list[dict[str, Any]] = Field(
-        description="Public JWKs (OKP, Ed25519), the active key first; retired keys stay "
-        "so the receipts they signed still verify"
-    )

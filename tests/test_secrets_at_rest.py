@@ -117,7 +117,46 @@ async def _make_secrets(live: LiveServer) -> dict[str, str]:
         assert replayed.json()["key"] is None
         secrets["webhook secret (rotated)"] = rotated.json()["key"]
         assert (await client.get(secret_path)).json()["key"] == rotated.json()["key"]
+    secrets["receipt signing key (private part)"] = await _receipt_private_key(live)
     return secrets
+
+
+async def _receipt_private_key(live: LiveServer) -> str:
+    """An agent pays, so the server makes its receipt signing key (receipts/); the private
+    part (`d` of the JWK), read back with the server's own key (the key file it shares with
+    this process, as neither sets CORRIDOR_SECRET_KEY)."""
+    import json
+
+    from sqlalchemy import text
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from corridor.kit import secretbox
+    from corridor_client import Corridor
+    from tests.client.support import ach_payout, funded_payer
+
+    with Corridor(api_key=live.api_key, base_url=live.base_url) as corridor:
+        payer = funded_payer(corridor)
+        agent = corridor.agents.create(
+            customer_id=payer.customer.id,
+            source_account_id=payer.account.id,
+            name="Receipts bot",
+            destination_allowlist=[{"type": "external_account", "id": payer.bank_account.id}],
+        )
+        secret = corridor.agents.keys.create(agent.id, name="bot").secret
+    body = ach_payout(payer, "1500", confirm=True)
+    del body["customer_id"]
+    with Corridor(api_key=secret, base_url=live.base_url) as bot:
+        paid = bot.transfers.create(body)
+        assert [receipt.kind for receipt in bot.transfers.receipts(paid.id).data] == ["AUTHORIZED"]
+    engine = create_async_engine(live.database_url)
+    try:
+        async with engine.connect() as connection:
+            stored = (
+                await connection.execute(text("SELECT private_jwk FROM receipt_signing_keys"))
+            ).scalar_one()
+    finally:
+        await engine.dispose()
+    return json.loads(secretbox.from_environment(live.database_url).decrypt(stored))["d"]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

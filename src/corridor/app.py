@@ -47,6 +47,8 @@ from corridor.organizations.endpoints.access import router as auth_router
 from corridor.parties.endpoints import router as parties_router
 from corridor.quotes.binding import QuoteLocks
 from corridor.quotes.endpoints import router as quotes_router
+from corridor.receipts import service as receipts
+from corridor.receipts.endpoints import router as receipts_router
 from corridor.reconciliation.endpoints import router as reconciliation_router
 from corridor.requestlogs.endpoints import router as request_logs_router
 from corridor.requestlogs.recorder import RequestLogBuffer
@@ -55,6 +57,7 @@ from corridor.tools.registry import ToolEnvironment
 from corridor.transfers.deposit_endpoints import router as deposits_router
 from corridor.transfers.endpoints import router as transfers_router
 from corridor.transfers.express_endpoint import ExpressCreateSubmit, ExpressTally
+from corridor.transfers.lifecycle import install_status_watchers
 from corridor.transfers.plugins import TransferPlugins
 from corridor.treasury.endpoints import router as treasury_router
 from corridor.web.context import IdempotentReplay, replay_response
@@ -96,6 +99,7 @@ ROUTERS = [
     oauth_grants_router,
     mcp_metadata_router,
     request_logs_router,
+    receipts_router,
 ]
 
 DESCRIPTION = """
@@ -164,6 +168,13 @@ def install_secret_box(settings: Settings) -> None:
     secretbox.install(settings.secret_box())
 
 
+def install_receipts(settings: Settings) -> None:
+    """Receipts of agents' payments (receipts/): their `iss`, and a receipt at each final
+    status of an agent's transfer, wherever the move happens (API, engine, workers)."""
+    receipts.install_issuer(settings.public_base_url, host=settings.host, port=settings.port)
+    install_status_watchers(receipts.FinalStatusReceipts())
+
+
 def transfer_plugins() -> TransferPlugins:
     """The domains that take part in a transfer's life (transfers/plugins.py): an agent's
     spend limits, then a quote's lock, are checked on every submit; quotes lock a draft's
@@ -186,6 +197,7 @@ def create_app(
     settings = settings or get_settings()
     configure_logging(log_format=settings.log_format, level=settings.log_level)
     install_secret_box(settings)
+    install_receipts(settings)
     install_tracing(settings, service_name="corridor")
     if settings.file_rails:
         install_file_rails(settings)

@@ -22,6 +22,8 @@ from corridor.kit import metrics
 from corridor.kit.clock import isoformat_z
 from corridor.kit.pagination import Page, PageRequest
 from corridor.models.transfer import Agent, Transfer
+from corridor.receipts import service as receipts
+from corridor.receipts.rules import ReceiptKind
 from corridor.transfers import actions, lifecycle
 from corridor.transfers import service as transfers
 from corridor.transfers.lifecycle import TransferWithLegs
@@ -83,6 +85,7 @@ async def decide(
         await actions.stop_before_payout(
             session, transfer=transfer, legs=legs, target=TransferStatus.CANCELLED, now=now
         )
+        await receipts.issue(session, transfer=transfer, kind=ReceiptKind.DECLINED, now=now)
         return TransferWithLegs(transfer, legs)
     refusal = approval_refusal(agent, transfer)
     if refusal is not None:
@@ -93,6 +96,7 @@ async def decide(
         session, caller=caller, transfer=transfer, legs=legs, plugins=plugins, now=now
     )
     assert isinstance(submitted, TransferWithLegs), "an owner's approval is never held again"
+    await receipts.issue(session, transfer=transfer, kind=ReceiptKind.APPROVED, now=now)
     return submitted
 
 

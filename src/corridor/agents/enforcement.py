@@ -30,6 +30,8 @@ from corridor.auth.callers import Caller, CallerKind
 from corridor.kit import metrics
 from corridor.kit.errors import CorridorError, ServiceUnavailable
 from corridor.models.transfer import Agent, Transfer, TransferLeg
+from corridor.receipts import service as receipts
+from corridor.receipts.rules import ReceiptKind
 from corridor.transfers import spending
 from corridor.transfers.plugins import HoldForApproval
 
@@ -155,7 +157,11 @@ class AgentSpendGuard:
     ) -> None:
         """An agent's transfer submitted by someone else (its owner's approval, or its
         organization submitting its draft) counts toward its spend all the same, past the
-        limits; the agent's own submit was counted by `check_submit`."""
+        limits; the agent's own submit was counted by `check_submit`, and gets its
+        AUTHORIZED receipt here (receipts/), in the submit's transaction."""
+        if caller.kind is CallerKind.AGENT_KEY and transfer.agent_id is not None:
+            await receipts.issue(session, transfer=transfer, kind=ReceiptKind.AUTHORIZED, now=now)
+            return
         if transfer.agent_id is None or caller.kind is CallerKind.AGENT_KEY:
             return
         assert transfer.submitted_at is not None

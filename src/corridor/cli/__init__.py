@@ -19,6 +19,7 @@ from corridor.cli import (
     keys,
     logs,
     orgs,
+    receipts,
     transfers,
     users,
     webhooks,
@@ -36,5 +37,6 @@ app.add_typer(customers.app, name="customers")
 app.add_typer(transfers.app, name="transfers")
 app.add_typer(agents.app, name="agents")
 app.add_typer(logs.app, name="logs")
+app.add_typer(receipts.app, name="receipts")
 
 __all__ = ["app", "main"]

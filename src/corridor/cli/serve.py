@@ -192,7 +192,13 @@ def worker() -> None:
     """Run the background workers alone (any number may share one PostgreSQL database)."""
     import signal
 
-    from corridor.app import database_of, install_secret_box, install_tracing, transfer_plugins
+    from corridor.app import (
+        database_of,
+        install_receipts,
+        install_secret_box,
+        install_tracing,
+        transfer_plugins,
+    )
     from corridor.assistant.execution import AssistantEnvironment
     from corridor.kit import metrics, supervision, tracing
     from corridor.kit.clock import SystemClock
@@ -203,6 +209,7 @@ def worker() -> None:
     settings = get_settings()
     configure_logging(log_format=settings.log_format, level=settings.log_level)
     install_secret_box(settings)
+    install_receipts(settings)
     install_tracing(settings, service_name="corridor-worker")
     if settings.file_rails:
         from corridor.bankfiles.profile import install_file_rails

@@ -11,6 +11,7 @@ from corridor.models import (  # noqa: F401  (register their tables)
     oauth,
     operations,
     party,
+    receipt,
     reconciliation,
     request_log,
     signing,

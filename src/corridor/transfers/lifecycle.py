@@ -17,8 +17,18 @@ from corridor.models.transfer import Transfer, TransferLeg
 from corridor.rails.base import RailName
 from corridor.transfers import events, repository, spending
 from corridor.transfers.errors import TransferStateRefused
+from corridor.transfers.plugins import StatusWatcher
 from corridor.transfers.rules import states, swift_routing
 from corridor.transfers.rules.states import LegStatus, TransferStatus
+
+# Told of each move to a final status (transfers/plugins.py StatusWatcher); set by the
+# composition root (corridor.app), as the server key is.
+_status_watchers: tuple[StatusWatcher, ...] = ()
+
+
+def install_status_watchers(*watchers: StatusWatcher) -> None:
+    global _status_watchers
+    _status_watchers = watchers
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +128,11 @@ async def set_status(
     submitted agent transfer that stops counting toward its agent's spend (cancelled,
     failed, reversed) takes its amount back off the agent's windows in the same write."""
     counted = spending.counts(transfer.status)
+    previous = transfer.status
     session.add(move(transfer, legs, target, now=now))
+    if states.is_terminal(target):
+        for watcher in _status_watchers:
+            await watcher.status_changed(session, transfer=transfer, previous=previous, now=now)
     if (
         counted
         and not spending.counts(transfer.status)

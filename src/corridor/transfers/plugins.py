@@ -110,6 +110,17 @@ class DepositRouter(Protocol):
         ...
 
 
+class StatusWatcher(Protocol):
+    """Told of every move of a transfer to a final status (lifecycle.set_status), in its
+    transaction: receipts of agents' payments. Installed once per process by the
+    composition root (`lifecycle.install_status_watchers`), since the moves happen deep in
+    the engine and the workers, where no `TransferPlugins` is handed down."""
+
+    async def status_changed(
+        self, session: AsyncSession, *, transfer: Transfer, previous: str, now: datetime
+    ) -> None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class TransferPlugins:
     # Asked in order; the first that holds a submit for approval stops the others.

@@ -2650,6 +2650,19 @@ class Status2(StrEnum):
     not_ready = "not_ready"
 
 
+class ReceiptRead(CorridorModel):
+    id: Annotated[str, Field(examples=["rcpt_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    kind: Annotated[str, Field(examples=["AUTHORIZED"], title="Kind")]
+    """
+    AUTHORIZED, APPROVED, DECLINED, COMPLETED, FAILED or RETURNED
+    """
+    jws: Annotated[str, Field(title="Jws")]
+    """
+    The receipt: a compact JWS (EdDSA, Ed25519) whose header names the `kid` of a key of /.well-known/jwks.json
+    """
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+
+
 class RefundRead(CorridorModel):
     """
     Spec 2.6: the refund of money that came in, carried out by a REFUND_CRYPTO or
@@ -5812,6 +5825,13 @@ class QuoteWithTransfer(CorridorModel):
 class Readiness(CorridorModel):
     status: Annotated[Status2, Field(title="Status")]
     checks: Checks
+
+
+class ReceiptList(CorridorModel):
+    data: Annotated[list[ReceiptRead], Field(title="Data")]
+    """
+    Oldest first, in the order they were issued
+    """
 
 
 class RfiRead(CorridorModel):

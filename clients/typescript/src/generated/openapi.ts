@@ -2904,6 +2904,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/transfers/{transfer_id}/receipts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a transfer's receipts
+         * @description The signed receipts of an agent's payment (API.md 9), oldest first: AUTHORIZED when
+         *     its agent's submit was let through, APPROVED or DECLINED by its owner, then COMPLETED,
+         *     FAILED or RETURNED. Each `jws` verifies offline against /.well-known/jwks.json. A
+         *     transfer no agent made has none (`data` is empty). Whoever may see the transfer sees
+         *     them (`transfers:read`).
+         */
+        get: operations["list_receipts_v1_transfers__transfer_id__receipts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -9083,6 +9107,47 @@ export interface components {
              */
             status: "ready" | "not_ready";
             checks: components["schemas"]["Checks"];
+        };
+        /**
+         * ReceiptList
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "rcpt_01m8fm2vhb5n7m9q1w3e5r7t9y",
+         *           "kind": "AUTHORIZED",
+         *           "jws": "eyJhbGciOiJFZERTQSIsImtpZCI6Im1TaHNRdHc2TWhxOVd6MUVWZXM1cTFWVzdzOEdmWmNuTUpjdmJkTTBvNkUifQ.eyJhZ2VudElkIjoiYWd0XzAxbThmbTJ2ZzlkN3MzYzVxMXc4ZTJyNHQ2IiwiZGVzdGluYXRpb25BbW91bnQiOnsiY3VycmVuY3kiOiJVU0QiLCJkaXNwbGF5VmFsdWUiOiIxMjUuNTAiLCJleHBvbmVudCI6MiwidmFsdWUiOiIxMjU1MCJ9LCJpYXQiOjE3OTU4MTQ0MTksImlzcyI6Imh0dHBzOi8vYXBpLmNvcnJpZG9yLmV4YW1wbGUiLCJraW5kIjoiQVVUSE9SSVpFRCIsIm1hbmRhdGVJZCI6bnVsbCwib3JnYW5pemF0aW9uSWQiOiJvcmdfMDFtOGZtMnZnMmI4bjRtNmsxajNoNWc3ZjkiLCJwYXllZSI6eyJjb3VudGVycGFydHlJZCI6ImNwXzAxbThmbTJ2Z2YyaDRqNms4bDB6Mng0YzZ2IiwiaWQiOiJleHRfMDFtOGZtMnZnazNqNWg3ZzlmMWQzczVhN3EiLCJ0eXBlIjoiZXh0ZXJuYWxfYWNjb3VudCJ9LCJyZXF1ZXN0SGFzaCI6InNoYTI1NjozZjFjM2YxYzNmMWMzZjFjM2YxYzNmMWMzZjFjM2YxYzNmMWMzZjFjM2YxYzNmMWMzZjFjM2YxYzNmMWMzZjFjIiwic291cmNlQW1vdW50Ijp7ImN1cnJlbmN5IjoiVVNEIiwiZGlzcGxheVZhbHVlIjoiMTI1LjUwIiwiZXhwb25lbnQiOjIsInZhbHVlIjoiMTI1NTAifSwic3RhdHVzIjoiUEVORElORyIsInRyYW5zZmVySWQiOiJ0ZnJfMDFtOGZtMnZoM2YwbTFhNnY0azJ4OXF6N2UifQ.CS3N1YATiPOjLZnfXrY-v7TgWRry9wzDX3jOn6KR1wtSx7pcE54c-SoVl4QejpX4OPzNUNxKQoidy63an3EaAg",
+         *           "createdAt": "2026-11-27T21:20:19.345Z"
+         *         }
+         *       ]
+         *     }
+         */
+        ReceiptList: {
+            /**
+             * Data
+             * @description Oldest first, in the order they were issued
+             */
+            data: components["schemas"]["ReceiptRead"][];
+        };
+        /** ReceiptRead */
+        ReceiptRead: {
+            /**
+             * Id
+             * @example rcpt_01jd3x0p6x9e3k2v1m8q4r7s5t
+             */
+            id: string;
+            /**
+             * Kind
+             * @description AUTHORIZED, APPROVED, DECLINED, COMPLETED, FAILED or RETURNED
+             * @example AUTHORIZED
+             */
+            kind: string;
+            /**
+             * Jws
+             * @description The receipt: a compact JWS (EdDSA, Ed25519) whose header names the `kid` of a key of /.well-known/jwks.json
+             */
+            jws: string;
+            /** Createdat */
+            createdAt: string;
         };
         /**
          * RefundRead
@@ -32474,6 +32539,106 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["RequestLogRead"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    list_receipts_v1_transfers__transfer_id__receipts_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                transfer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "rcpt_01m8fm2vhb5n7m9q1w3e5r7t9y",
+                     *           "kind": "AUTHORIZED",
+                     *           "jws": "eyJhbGciOiJFZERTQSIsImtpZCI6Im1TaHNRdHc2TWhxOVd6MUVWZXM1cTFWVzdzOEdmWmNuTUpjdmJkTTBvNkUifQ.eyJhZ2VudElkIjoiYWd0XzAxbThmbTJ2ZzlkN3MzYzVxMXc4ZTJyNHQ2IiwiZGVzdGluYXRpb25BbW91bnQiOnsiY3VycmVuY3kiOiJVU0QiLCJkaXNwbGF5VmFsdWUiOiIxMjUuNTAiLCJleHBvbmVudCI6MiwidmFsdWUiOiIxMjU1MCJ9LCJpYXQiOjE3OTU4MTQ0MTksImlzcyI6Imh0dHBzOi8vYXBpLmNvcnJpZG9yLmV4YW1wbGUiLCJraW5kIjoiQVVUSE9SSVpFRCIsIm1hbmRhdGVJZCI6bnVsbCwib3JnYW5pemF0aW9uSWQiOiJvcmdfMDFtOGZtMnZnMmI4bjRtNmsxajNoNWc3ZjkiLCJwYXllZSI6eyJjb3VudGVycGFydHlJZCI6ImNwXzAxbThmbTJ2Z2YyaDRqNms4bDB6Mng0YzZ2IiwiaWQiOiJleHRfMDFtOGZtMnZnazNqNWg3ZzlmMWQzczVhN3EiLCJ0eXBlIjoiZXh0ZXJuYWxfYWNjb3VudCJ9LCJyZXF1ZXN0SGFzaCI6InNoYTI1NjozZjFjM2YxYzNmMWMzZjFjM2YxYzNmMWMzZjFjM2YxYzNmMWMzZjFjM2YxYzNmMWMzZjFjM2YxYzNmMWMzZjFjIiwic291cmNlQW1vdW50Ijp7ImN1cnJlbmN5IjoiVVNEIiwiZGlzcGxheVZhbHVlIjoiMTI1LjUwIiwiZXhwb25lbnQiOjIsInZhbHVlIjoiMTI1NTAifSwic3RhdHVzIjoiUEVORElORyIsInRyYW5zZmVySWQiOiJ0ZnJfMDFtOGZtMnZoM2YwbTFhNnY0azJ4OXF6N2UifQ.CS3N1YATiPOjLZnfXrY-v7TgWRry9wzDX3jOn6KR1wtSx7pcE54c-SoVl4QejpX4OPzNUNxKQoidy63an3EaAg",
+                     *           "createdAt": "2026-11-27T21:20:19.345Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReceiptList"];
                 };
             };
             /** @description `invalid_json`: the body is not a JSON object */

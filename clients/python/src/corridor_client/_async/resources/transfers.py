@@ -21,6 +21,7 @@ from corridor_client.models import (
     QuoteCreate,
     QuoteRead,
     QuoteWithTransfer,
+    ReceiptList,
     TransferCancel,
     TransferCreate,
     TransferDecision,
@@ -79,6 +80,12 @@ class AsyncTransfers(AsyncResource):
     ) -> TransferRead:
         path = _calls.path("/v1/transfers/{}", transfer_id)
         return await self._send(_calls.read(path, _calls.query(expand=expand)), TransferRead)
+
+    async def receipts(self, transfer_id: str) -> ReceiptList:
+        """The signed receipts of an agent's payment, oldest first (API.md 9); check one
+        offline with `corridor_client.receipts.verify(jws, jwks)`."""
+        path = _calls.path("/v1/transfers/{}/receipts", transfer_id)
+        return await self._send(_calls.read(path), ReceiptList)
 
     async def update(
         self,

@@ -23,6 +23,7 @@ from corridor_client.models import (
     QuoteCreate,
     QuoteRead,
     QuoteWithTransfer,
+    ReceiptList,
     TransferCancel,
     TransferCreate,
     TransferDecision,
@@ -79,6 +80,12 @@ class Transfers(Resource):
     def retrieve(self, transfer_id: str, *, expand: Sequence[str] | None = None) -> TransferRead:
         path = _calls.path("/v1/transfers/{}", transfer_id)
         return self._send(_calls.read(path, _calls.query(expand=expand)), TransferRead)
+
+    def receipts(self, transfer_id: str) -> ReceiptList:
+        """The signed receipts of an agent's payment, oldest first (API.md 9); check one
+        offline with `corridor_client.receipts.verify(jws, jwks)`."""
+        path = _calls.path("/v1/transfers/{}/receipts", transfer_id)
+        return self._send(_calls.read(path), ReceiptList)
 
     def update(
         self,

@@ -121,7 +121,10 @@ async def test_require_mandate_is_changed_with_patch(owner):
         ({"purpose": ""}, "purpose"),
         ({"purpose": "x" * 501}, "purpose"),
         ({"payees": []}, "payees"),
-        ({"payees": [{"type": "counterparty", "id": "ext_01jd3x0p6x9e3k2v1m8q4r7s5t"}]}, "payees.0.id"),
+        (
+            {"payees": [{"type": "counterparty", "id": "ext_01jd3x0p6x9e3k2v1m8q4r7s5t"}]},
+            "payees.0.id",
+        ),
         ({"payees": [{"type": "address"}]}, "payees.0.address"),
         ({"payees": [{"type": "phone", "id": "x"}]}, "payees.0.type"),
     ],
@@ -206,7 +209,9 @@ async def test_each_refusal_code(owner, clock):
         assert denial(await submit_new(bot, owner.payment(1_000)))["code"] == "mandate_required"
 
         other = await create_counterparty(owner.client, owner.customer.id)
-        await create_mandate(owner, agent["id"], payees=[{"type": "counterparty", "id": other["id"]}])
+        await create_mandate(
+            owner, agent["id"], payees=[{"type": "counterparty", "id": other["id"]}]
+        )
         body = denial(await submit_new(bot, owner.payment(1_000)))
         assert body["code"] == "payee_not_in_mandate" and body["mandateId"] is None
 
@@ -216,14 +221,18 @@ async def test_each_refusal_code(owner, clock):
         await owner.client.post(f"/v1/agent-mandates/{later['id']}/revoke")
         assert denial(await submit_new(bot, owner.payment(1_000)))["code"] == "mandate_revoked"
 
-        mandate = await create_mandate(owner, agent["id"], maxUses=1, notAfter="2026-11-19T00:00:00Z")
+        mandate = await create_mandate(
+            owner, agent["id"], maxUses=1, notAfter="2026-11-19T00:00:00Z"
+        )
         body = denial(await submit_new(bot, owner.payment(5_001)))
         assert body["code"] == "mandate_max_per_payment_exceeded" and body["limit"] == "50.00"
         await pay(bot, owner.payment(1_000))
         body = denial(await submit_new(bot, owner.payment(1_000)))
         assert body["code"] == "mandate_uses_exhausted" and body["mandateId"] == mandate["id"]
 
-        fresh = await create_mandate(owner, agent["id"], notBefore="2026-11-19T00:00:00Z", notAfter="2026-11-20T00:00:00Z")
+        fresh = await create_mandate(
+            owner, agent["id"], notBefore="2026-11-19T00:00:00Z", notAfter="2026-11-20T00:00:00Z"
+        )
         clock.set(datetime(2026, 11, 20, 0, 0, tzinfo=UTC))
         assert (await get_mandate(owner, fresh["id"]))["status"] == "EXPIRED"
         body = denial(await submit_new(bot, owner.payment(1_000)))

@@ -58,7 +58,10 @@ async def test_hundred_payments_in_two_processes_admit_exactly_the_budget_or_use
         owner,
         agent["id"],
         maxPerPayment=str(payment_minor),
-        budget={"amount": str(budget_uses * payment_minor + payment_minor // 2), "recurrence": "NONE"},
+        budget={
+            "amount": str(budget_uses * payment_minor + payment_minor // 2),
+            "recurrence": "NONE",
+        },
         maxUses=max_uses,
     )
     secret = (await owner.agent_key(agent["id"]))["secret"]

@@ -15,8 +15,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.agents import repository, service, spend
 from corridor.agents.enforcement import destination_allowed, limits_of, payees_of
-from corridor.agents.mandates import service as mandates
 from corridor.agents.errors import AgentApprovalRefused, NotAwaitingApproval
+from corridor.agents.mandates import service as mandates
 from corridor.agents.rules import AgentStatus, ApprovalDecision
 from corridor.auth.callers import Caller
 from corridor.kit import metrics

@@ -20,7 +20,6 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.agents import repository, service, spend
-from corridor.agents.mandates import service as mandates
 from corridor.agents.errors import (
     AgentApprovalRequired,
     AgentCurrencyMismatch,
@@ -28,6 +27,7 @@ from corridor.agents.errors import (
     AgentInactive,
     AgentLimitExceeded,
 )
+from corridor.agents.mandates import service as mandates
 from corridor.agents.rules import AgentStatus, OverLimitAction, PayeeType
 from corridor.auth.callers import Caller, CallerKind
 from corridor.kit import metrics

@@ -62,7 +62,9 @@ def mandate_hint(denial: MandateDenial, currency: str) -> str:
     left = _decimal(max(denial.limit_minor - (denial.used_minor or 0), 0), currency)
     if denial.resets_at is None:
         return f"{hint} ({left} {currency}), or ask an owner for a new mandate."
-    return f"{hint} ({left} {currency}), or wait until it resets at {isoformat_z(denial.resets_at)}."
+    return (
+        f"{hint} ({left} {currency}), or wait until it resets at {isoformat_z(denial.resets_at)}."
+    )
 
 
 def mandate_denial_body(denial: MandateDenial, currency: str) -> dict[str, Any]:

@@ -102,9 +102,7 @@ async def consume(
     return None if row is None else (row[0], row[1], row[2])
 
 
-async def expire(
-    session: AsyncSession, *, mandate_id: str, now: datetime
-) -> bool:
+async def expire(session: AsyncSession, *, mandate_id: str, now: datetime) -> bool:
     """ACTIVE or EXHAUSTED past notAfter → EXPIRED, once (whether this call did it)."""
     statement = (
         update(AgentMandate)

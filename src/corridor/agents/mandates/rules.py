@@ -136,9 +136,7 @@ def payee_keys(payees: list[dict[str, Any]]) -> set[tuple[str, str]]:
     return keys
 
 
-def windows_overlap(
-    first: tuple[datetime, datetime], second: tuple[datetime, datetime]
-) -> bool:
+def windows_overlap(first: tuple[datetime, datetime], second: tuple[datetime, datetime]) -> bool:
     """Half-open [notBefore, notAfter) windows."""
     return first[0] < second[1] and second[0] < first[1]
 

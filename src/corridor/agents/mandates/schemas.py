@@ -16,7 +16,13 @@ from corridor.agents.mandates.rules import (
 )
 from corridor.agents.schemas import MinorUnitsText
 from corridor.kit.money import MoneyError, parse_minor_units
-from corridor.kit.schemas import CurrencyCode, RequestModel, ResponseModel, SingleLineText, Timestamp
+from corridor.kit.schemas import (
+    CurrencyCode,
+    RequestModel,
+    ResponseModel,
+    SingleLineText,
+    Timestamp,
+)
 
 payees_max = 100
 purpose_chars_max = 500
@@ -127,9 +133,7 @@ class MandateRead(ResponseModel):
         """As of `now`: EXPIRED once past notAfter, and nothing used in a period that began
         since the last consumption."""
         current = period_start(mandate.budget_recurrence, now, created=mandate.period_start)
-        fresh = (
-            mandate.budget_recurrence != Recurrence.NONE and current > mandate.period_start
-        )
+        fresh = mandate.budget_recurrence != Recurrence.NONE and current > mandate.period_start
         return cls(
             id=mandate.id,
             agent_id=mandate.agent_id,

@@ -119,7 +119,9 @@ async def _checked_payees(
     for index, payee in enumerate(data.payees):
         if payee.type == MandatePayeeType.ADDRESS:
             if payee.address is None or payee.id is not None:
-                raise ValidationFailed(f"payees.{index}.address", "an address payee has only an address")
+                raise ValidationFailed(
+                    f"payees.{index}.address", "an address payee has only an address"
+                )
             stored = {"type": payee.type.value, "address": payee.address}
         else:
             field = f"payees.{index}.id"
@@ -289,10 +291,12 @@ async def _decide(
 ) -> tuple[MandateTerms | None, MandateDenial | None, list[AgentMandate]]:
     mandates = await repository.mandates_of(session, agent.id)
     if named is not None:
-        terms = next(_terms(mandate) for mandate in mandates if mandate.id == named)
-        denial = denial_of(terms, amount=amount, now=now)
-        return (None, denial, mandates) if denial else (terms, None, mandates)
-    terms, denial = choose([_terms(mandate) for mandate in mandates], payees, amount=amount, now=now)
+        named_terms = next(_terms(mandate) for mandate in mandates if mandate.id == named)
+        denial = denial_of(named_terms, amount=amount, now=now)
+        return (None, denial, mandates) if denial else (named_terms, None, mandates)
+    terms, denial = choose(
+        [_terms(mandate) for mandate in mandates], payees, amount=amount, now=now
+    )
     return terms, denial, mandates
 
 
@@ -313,8 +317,12 @@ async def admitting(
     """The id of the mandate that would admit the agent's payment (nothing consumed),
     None when none concerns it; MandateDenied when the payment is refused (spec 7 body)."""
     terms, denial, _ = await _decide(
-        session, agent, mandate_payees(transfer, payees), amount=transfer.source_amount,
-        named=None, now=now,
+        session,
+        agent,
+        mandate_payees(transfer, payees),
+        amount=transfer.source_amount,
+        named=None,
+        now=now,
     )
     if denial is not None and _binding(agent, denial, None):
         raise MandateDenied(denial, agent.currency)
@@ -390,4 +398,3 @@ async def consume_on_approval(
     except MandateDenied as denied:
         body: dict[str, Any] = denied.extra["denial"]
         raise AgentApprovalRefused(body["code"], body["message"]) from None
-

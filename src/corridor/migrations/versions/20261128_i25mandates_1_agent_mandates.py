@@ -58,9 +58,7 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_agent_mandates")),
     )
-    op.create_index(
-        "ix_agent_mandates_organization_id", "agent_mandates", ["organization_id"]
-    )
+    op.create_index("ix_agent_mandates_organization_id", "agent_mandates", ["organization_id"])
     op.create_index("ix_agent_mandates_agent_id_id", "agent_mandates", ["agent_id", "id"])
     with op.batch_alter_table("agents") as batch:
         batch.add_column(

@@ -28,6 +28,7 @@ payees_max = 100
 purpose_chars_max = 500
 max_uses_max = 1_000_000_000
 MANDATE_ID_EXAMPLE = "mdt_01jd3x0p6x9e3k2v1m8q4r7s5t"
+_WHEN = "2026-12-01T00:00:00.000Z"
 
 
 def _positive_minor_units(value: str) -> str:
@@ -119,14 +120,14 @@ class MandateRead(ResponseModel):
     max_uses: int | None = None
     uses: int
     used: str = Field(description="Minor units consumed in the current budget period")
-    period_resets_at: Timestamp | None = None
-    not_before: Timestamp
-    not_after: Timestamp
-    purpose: str
+    period_resets_at: Timestamp | None = Field(default=None, examples=[_WHEN])
+    not_before: Timestamp = Field(examples=[_WHEN])
+    not_after: Timestamp = Field(examples=["2027-06-01T00:00:00.000Z"])
+    purpose: str = Field(examples=["Cloud hosting invoices"])
     status: str = Field(examples=["ACTIVE"])
     deactivated_reason: str | None = None
-    created_at: Timestamp
-    updated_at: Timestamp
+    created_at: Timestamp = Field(examples=[_WHEN])
+    updated_at: Timestamp = Field(examples=[_WHEN])
 
     @classmethod
     def of(cls, mandate: Any, now: datetime) -> MandateRead:

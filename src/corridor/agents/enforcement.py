@@ -148,9 +148,14 @@ class AgentSpendGuard:
                 day_limit=limits.daily_minor,
                 month_limit=limits.monthly_minor,
             ):
-                await mandates.consume(
-                    session, agent=agent, transfer=transfer, payees=payees_of(transfer), now=now
-                )
+                if mandate_id is not None or agent.require_mandate:
+                    await mandates.consume(
+                        session,
+                        agent=agent,
+                        transfer=transfer,
+                        payees=payees_of(transfer),
+                        now=now,
+                    )
                 return None
         else:  # spend taken back as often as added in between: never, in practice
             raise ServiceUnavailable("The agent's spend changed too often to decide; retry")

@@ -16,6 +16,7 @@ from corridor import __version__
 from corridor.accounts.endpoints import router as accounts_router
 from corridor.agents.endpoints import router as agents_router
 from corridor.agents.enforcement import AgentSpendGuard
+from corridor.agents.mandates.endpoints import router as mandates_router
 from corridor.assistant.confirmations import decided_as_confirmation
 from corridor.assistant.endpoints import router as assistant_router
 from corridor.assistant.execution import AssistantEnvironment
@@ -86,6 +87,7 @@ ROUTERS = [
     bank_files_router,
     reconciliation_router,
     agents_router,
+    mandates_router,
     quotes_router,
     fixed_routes_router,
     documents_router,

@@ -137,3 +137,33 @@ async def test_readiness_is_read_even_when_the_server_is_not_ready(
     readiness = await async_corridor.readiness()
     assert readiness.status == "not_ready"
     assert readiness.checks.database.status == "ok"
+
+
+def test_an_owner_gives_an_agent_a_mandate_and_the_agent_pays_under_it(
+    corridor: Corridor, live: LiveServer
+):
+    payer = funded_payer(corridor)
+    agent_id, secret = _agent_key(corridor, payer, require_mandate=True)
+    mandate = corridor.agents.mandates.create(
+        agent_id,
+        currency="USD",
+        payees=[{"type": "external_account", "id": payer.bank_account.id}],
+        max_per_payment="1500",
+        budget={"amount": "2500", "recurrence": "MONTHLY"},
+        not_after="2099-01-01T00:00:00Z",
+        purpose="Supplier invoices",
+    )
+    assert mandate.id.startswith("mdt_") and mandate.status == "ACTIVE"
+
+    with Corridor(api_key=secret, base_url=live.base_url) as agent:
+        paid = agent.transfers.create(_payment(payer, "1500"))
+        assert paid.mandate_id == mandate.id
+        with pytest.raises(AgentLimitExceeded) as over_budget:
+            agent.transfers.create(_payment(payer, "1500"))
+        assert over_budget.value.denial.code == "mandate_budget_exceeded"
+        assert [item.id for item in agent.agents.mandates.list(agent_id)] == [mandate.id]
+
+    read = corridor.agent_mandates.retrieve(mandate.id)
+    assert (read.used, read.uses) == ("1500", 1)
+    revoked = corridor.agent_mandates.revoke(mandate.id, reason="done")
+    assert revoked.status == "REVOKED" and revoked.deactivated_reason == "done"

@@ -28,6 +28,7 @@ AGENT_KEY_TOOLS = {
     "cancel_transfer",
     "create_quote",
     "get_agent_spend",
+    "list_agent_mandates",
 }
 SANDBOX_TOOLS = {"sandbox_approve_customer", "sandbox_fund_account", "sandbox_complete_transfer"}
 
@@ -247,3 +248,43 @@ async def _transfer_count(app, owner: Owner) -> int:
             .select_from(Transfer)
             .where(Transfer.organization_id == owner.tenant.organization_id)
         )
+
+
+async def test_an_owner_manages_mandates_with_tools_and_the_agent_pays_under_one(
+    app, owner: Owner
+) -> None:
+    agent = await owner.create_agent(requireMandate=True)
+    owner_caller = await caller_of(app, owner.tenant.secret)
+    agent_caller = await caller_of(app, (await owner.agent_key(agent["id"]))["secret"])
+    error = await refused(
+        app, agent_caller, "create_transfer", **_payment(owner, "10.00", submit=True)
+    )
+    assert error.body["denial"]["code"] == "mandate_required"
+    mandate = await call(
+        app,
+        owner_caller,
+        "create_agent_mandate",
+        agentId=agent["id"],
+        currency="USD",
+        payees=[{"type": "counterparty", "id": owner.counterparty_id}],
+        maxPerPayment="50.00",
+        budget="80.00",
+        recurrence="DAILY",
+        notAfter="2027-01-01T00:00:00Z",
+        purpose="Invoices",
+    )
+    assert (mandate["budget"], mandate["used"], mandate["status"]) == ("80.00", "0.00", "ACTIVE")
+    assert (await refused(app, agent_caller, "create_agent_mandate")).code == "forbidden"
+    sent = await call(app, agent_caller, "create_transfer", **_payment(owner, "50.00", submit=True))
+    assert sent["mandateId"] == mandate["id"]
+    error = await refused(
+        app, agent_caller, "create_transfer", **_payment(owner, "40.00", submit=True)
+    )
+    assert error.body["denial"]["code"] == "mandate_budget_exceeded"
+    assert error.body["denial"]["remaining"] == "30.00"
+    listed = await call(app, agent_caller, "list_agent_mandates", agentId=agent["id"])
+    assert [(item["id"], item["used"], item["uses"]) for item in listed["data"]] == [
+        (mandate["id"], "50.00", 1)
+    ]
+    revoked = await call(app, owner_caller, "revoke_agent_mandate", mandateId=mandate["id"])
+    assert revoked["status"] == "REVOKED"

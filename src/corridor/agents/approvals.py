@@ -14,8 +14,9 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.agents import repository, service, spend
-from corridor.agents.enforcement import destination_allowed, limits_of
+from corridor.agents.enforcement import destination_allowed, limits_of, payees_of
 from corridor.agents.errors import AgentApprovalRefused, NotAwaitingApproval
+from corridor.agents.mandates import service as mandates
 from corridor.agents.rules import AgentStatus, ApprovalDecision
 from corridor.auth.callers import Caller
 from corridor.kit import metrics
@@ -96,6 +97,11 @@ async def decide(
         session, caller=caller, transfer=transfer, legs=legs, plugins=plugins, now=now
     )
     assert isinstance(submitted, TransferWithLegs), "an owner's approval is never held again"
+    # The mandate the draft named, consumed now (refused, all rolled back, when it no
+    # longer admits the payment).
+    await mandates.consume_on_approval(
+        session, agent=agent, transfer=transfer, payees=payees_of(transfer), now=now
+    )
     await receipts.issue(session, transfer=transfer, kind=ReceiptKind.APPROVED, now=now)
     return submitted
 

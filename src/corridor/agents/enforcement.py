@@ -6,7 +6,9 @@ in one guarded statement each for the day and the month, so concurrent submits i
 number of processes never overspend together (each waits on the window's row from its
 add to its commit). Order of the checks: the agent must be ACTIVE (`agent_inactive`), the transfer in the
 currency of its limits (`agent_currency_mismatch`), the payee on its allowlist
-(`agent_destination_not_allowed`), then the spend limits: over one, the submit is refused
+(`agent_destination_not_allowed`), its mandates (agents/mandates: refused when
+one that concerns the payee does not admit it, consumed once the limits admit it), then
+the spend limits: over one, the submit is refused
 (`agent_limit_exceeded`) or, for REQUEST_APPROVAL agents, the draft is parked for an
 owner's decision (`agent_approval_required`).
 """
@@ -25,6 +27,7 @@ from corridor.agents.errors import (
     AgentInactive,
     AgentLimitExceeded,
 )
+from corridor.agents.mandates import service as mandates
 from corridor.agents.rules import AgentStatus, OverLimitAction, PayeeType
 from corridor.auth.callers import Caller, CallerKind
 from corridor.kit import metrics
@@ -125,6 +128,9 @@ class AgentSpendGuard:
         if not destination_allowed(agent, transfer):
             raise AgentDestinationNotAllowed(agent.id)
         transfer.agent_id = agent.id
+        mandate_id = await mandates.admitting(
+            session, agent=agent, transfer=transfer, payees=payees_of(transfer), now=now
+        )
         limits = limits_of(agent)
         for _ in range(spend_attempts_max):
             usage = await service.usage_of(session, agent, now=now)
@@ -144,10 +150,19 @@ class AgentSpendGuard:
                 day_limit=limits.daily_minor,
                 month_limit=limits.monthly_minor,
             ):
+                if mandate_id is not None or agent.require_mandate:
+                    await mandates.consume(
+                        session,
+                        agent=agent,
+                        transfer=transfer,
+                        payees=payees_of(transfer),
+                        now=now,
+                    )
                 return None
         else:  # spend taken back as often as added in between: never, in practice
             raise ServiceUnavailable("The agent's spend changed too often to decide; retry")
         if agent.over_limit_action == OverLimitAction.REQUEST_APPROVAL:
+            transfer.mandate_id = mandate_id  # consumed by the owner's approval
             refusal = AgentApprovalRequired(denial, agent.currency, transfer_id=transfer.id)
             return HoldForApproval(refusal)
         raise AgentLimitExceeded(denial, agent.currency)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field, StrictStr, field_validator
+from pydantic import ConfigDict, Field, StrictBool, StrictStr, field_validator
 
 from corridor.agents import spend
 from corridor.agents.rules import AgentStatus, ApprovalDecision, OverLimitAction, PayeeType
@@ -112,6 +112,9 @@ class AgentCreate(RequestModel):
         description="The only payees the agent may pay; empty means none yet",
     )
     over_limit_action: OverLimitAction = OverLimitAction.REJECT
+    require_mandate: StrictBool = Field(
+        default=False, description="Pay only under one of the agent's mandates"
+    )
 
 
 class AgentUpdate(RequestModel):
@@ -137,6 +140,7 @@ class AgentUpdate(RequestModel):
     limits: LimitsIn | None = None
     destination_allowlist: Allowlist | None = None
     over_limit_action: OverLimitAction | None = None
+    require_mandate: StrictBool | None = None
     status: (
         Annotated[
             StrictStr,
@@ -184,6 +188,7 @@ class AgentRead(ResponseModel):
     limits: LimitsRead
     destination_allowlist: list[AllowlistEntryRead]
     over_limit_action: str = Field(examples=["REQUEST_APPROVAL"])
+    require_mandate: bool = False
     status: str = Field(examples=["ACTIVE"])
     created_at: Timestamp
     updated_at: Timestamp
@@ -209,6 +214,7 @@ class AgentRead(ResponseModel):
                 for entry in agent.destination_allowlist
             ],
             over_limit_action=agent.over_limit_action,
+            require_mandate=bool(agent.require_mandate),
             status=agent.status,
             created_at=agent.created_at,
             updated_at=agent.updated_at,

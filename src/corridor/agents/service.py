@@ -136,6 +136,10 @@ async def _payee_customer(session: AsyncSession, caller: Caller, entry: Allowlis
     return counterparty.customer_id
 
 
+# Mandates (agents/mandates) check their payees as the allowlist does.
+payee_customer = _payee_customer
+
+
 def _emit(session: AsyncSession, event_type: str, agent: Agent, now: datetime) -> None:
     emit(
         session,
@@ -182,6 +186,7 @@ async def create_agent(
             session, caller, customer.id, data.destination_allowlist
         ),
         over_limit_action=data.over_limit_action.value,
+        require_mandate=data.require_mandate,
         status=AgentStatus.ACTIVE.value,
         created_by=caller.actor_id,
         created_at=now,
@@ -208,7 +213,14 @@ def _refuse_fixed_fields(agent: Agent, data: AgentUpdate) -> None:
             raise ValidationFailed(to_camel(name), "cannot be changed after the agent is created")
 
 
-_NOT_NULLABLE = ("name", "limits", "destination_allowlist", "over_limit_action", "status")
+_NOT_NULLABLE = (
+    "name",
+    "limits",
+    "destination_allowlist",
+    "over_limit_action",
+    "require_mandate",
+    "status",
+)
 
 
 def _refuse_nulls(data: AgentUpdate) -> None:
@@ -259,6 +271,8 @@ async def update_agent(
         )
     if data.over_limit_action is not None:
         changes["over_limit_action"] = data.over_limit_action.value
+    if data.require_mandate is not None:
+        changes["require_mandate"] = data.require_mandate
     if data.status is not None:
         changes["status"] = data.status
     changed = {name: value for name, value in changes.items() if getattr(agent, name) != value}

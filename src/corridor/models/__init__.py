@@ -7,6 +7,7 @@ from corridor.models import (  # noqa: F401  (register their tables)
     confirmation,
     document,
     evm,
+    mandate,
     mcp,
     oauth,
     operations,

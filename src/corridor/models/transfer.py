@@ -102,6 +102,8 @@ class Transfer(Base):
     cutoff_timezone: Mapped[str | None] = mapped_column(String(64))
     agent_id: Mapped[str | None] = mapped_column(String(40))
     agent_approval_status: Mapped[str | None] = mapped_column(String(20))
+    # The agent mandate the payment consumed (or, parked for approval, would consume).
+    mandate_id: Mapped[str | None] = mapped_column(String(40))
     cancellation: Mapped[dict[str, Any] | None]
     review: Mapped[dict[str, Any] | None]
     authorization: Mapped[dict[str, Any] | None]
@@ -316,6 +318,8 @@ class Agent(Base):
     monthly_limit: Mapped[int | None] = mapped_column(BigInteger)
     destination_allowlist: Mapped[list[Any]] = mapped_column(default=list)
     over_limit_action: Mapped[str] = mapped_column(String(30))
+    # Its payments must each be admitted by one of its mandates (agent_mandates).
+    require_mandate: Mapped[bool] = mapped_column(Boolean, default=False)
     status: Mapped[str] = mapped_column(String(20), index=True)
     created_by: Mapped[str] = mapped_column(String(40))
     created_at: Mapped[datetime]

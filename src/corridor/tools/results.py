@@ -82,6 +82,7 @@ class TransferResult(ToolResult):
     counterparty_id: str | None = None
     agent_id: str | None = None
     agent_approval_status: str | None = None
+    mandate_id: str | None = None
     client_reference_id: str | None = None
     remarks: str | None = None
     payment_reason: str | None = None
@@ -116,6 +117,7 @@ class TransferResult(ToolResult):
             counterparty_id=read.counterparty_id,
             agent_id=read.agent_id,
             agent_approval_status=read.agent_approval_status,
+            mandate_id=read.mandate_id,
             client_reference_id=read.client_reference_id,
             remarks=read.remarks,
             payment_reason=read.payment_reason,

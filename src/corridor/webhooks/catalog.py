@@ -51,6 +51,31 @@ CATALOG: tuple[EventType, ...] = (
         "corridor.agents.schemas:AgentRead",
     ),
     EventType(
+        "agent.mandate.created",
+        "An owner gave an agent a mandate (payees, amounts, window).",
+        "corridor.agents.mandates.schemas:MandateRead",
+    ),
+    EventType(
+        "agent.mandate.consumed",
+        "An agent's payment consumed a mandate (`used` and `uses` after it).",
+        "corridor.agents.mandates.schemas:MandateRead",
+    ),
+    EventType(
+        "agent.mandate.exhausted",
+        "A mandate's uses, or its budget that never resets, are all taken (EXHAUSTED).",
+        "corridor.agents.mandates.schemas:MandateRead",
+    ),
+    EventType(
+        "agent.mandate.expired",
+        "A mandate was found past its notAfter (EXPIRED).",
+        "corridor.agents.mandates.schemas:MandateRead",
+    ),
+    EventType(
+        "agent.mandate.revoked",
+        "An owner revoked a mandate (final).",
+        "corridor.agents.mandates.schemas:MandateRead",
+    ),
+    EventType(
         "bank_file.written",
         "A bank file (ACH, SEPA or SWIFT payments) was written for a file rail.",
         "corridor.bankfiles.schemas:BankFileRead",

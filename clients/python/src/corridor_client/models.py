@@ -647,6 +647,11 @@ class BeneficiaryType(StrEnum):
     business = "BUSINESS"
 
 
+class BudgetRead(CorridorModel):
+    amount: Annotated[str, Field(examples=["20000"], title="Amount")]
+    recurrence: Annotated[str, Field(examples=["MONTHLY"], title="Recurrence")]
+
+
 MetadataAdditionalProperty = TypeAliasType(
     "MetadataAdditionalProperty",
     Annotated[
@@ -2246,6 +2251,134 @@ class ListResponseEndpointRead(CorridorModel):
     has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
 
 
+class Currency4(StrEnum):
+    aed = "AED"
+    ars = "ARS"
+    aud = "AUD"
+    bhd = "BHD"
+    brl = "BRL"
+    cad = "CAD"
+    chf = "CHF"
+    clp = "CLP"
+    cny = "CNY"
+    cop = "COP"
+    czk = "CZK"
+    dkk = "DKK"
+    eur = "EUR"
+    eurc = "EURC"
+    gbp = "GBP"
+    hkd = "HKD"
+    huf = "HUF"
+    idr = "IDR"
+    ils = "ILS"
+    inr = "INR"
+    isk = "ISK"
+    jod = "JOD"
+    jpy = "JPY"
+    kes = "KES"
+    krw = "KRW"
+    kwd = "KWD"
+    mxn = "MXN"
+    myr = "MYR"
+    ngn = "NGN"
+    nok = "NOK"
+    nzd = "NZD"
+    omr = "OMR"
+    pen = "PEN"
+    php = "PHP"
+    pln = "PLN"
+    pyusd = "PYUSD"
+    ron = "RON"
+    sar = "SAR"
+    sek = "SEK"
+    sgd = "SGD"
+    thb = "THB"
+    tnd = "TND"
+    try_ = "TRY"
+    twd = "TWD"
+    ugx = "UGX"
+    usd = "USD"
+    usdb = "USDB"
+    usdc = "USDC"
+    usdt = "USDT"
+    vnd = "VND"
+    xaf = "XAF"
+    xof = "XOF"
+    zar = "ZAR"
+
+
+class MandatePayeeRead(CorridorModel):
+    type: Annotated[str, Field(examples=["counterparty"], title="Type")]
+    id: Annotated[str | None, Field(examples=["cp_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")] = None
+    address: Annotated[str | None, Field(title="Address")] = None
+
+
+class MandatePayeeType(StrEnum):
+    counterparty = "counterparty"
+    external_account = "external_account"
+    external_wallet = "external_wallet"
+    address = "address"
+
+
+class MandateRead(CorridorModel):
+    id: Annotated[str, Field(examples=["mdt_01jd3x0p6x9e3k2v1m8q4r7s5t"], title="Id")]
+    agent_id: Annotated[str, Field(alias="agentId", title="Agentid")]
+    organization_id: Annotated[str, Field(alias="organizationId", title="Organizationid")]
+    currency: Annotated[str, Field(title="Currency")]
+    payees: Annotated[list[MandatePayeeRead], Field(title="Payees")]
+    max_per_payment: Annotated[str, Field(alias="maxPerPayment", title="Maxperpayment")]
+    budget: BudgetRead
+    max_uses: Annotated[int | None, Field(alias="maxUses", title="Maxuses")] = None
+    uses: Annotated[int, Field(title="Uses")]
+    used: Annotated[str, Field(title="Used")]
+    """
+    Minor units consumed in the current budget period
+    """
+    period_resets_at: Annotated[
+        str | None,
+        Field(
+            alias="periodResetsAt",
+            examples=["2026-12-01T00:00:00.000Z"],
+            title="Periodresetsat",
+        ),
+    ] = None
+    not_before: Annotated[
+        str,
+        Field(alias="notBefore", examples=["2026-12-01T00:00:00.000Z"], title="Notbefore"),
+    ]
+    not_after: Annotated[
+        str,
+        Field(alias="notAfter", examples=["2027-06-01T00:00:00.000Z"], title="Notafter"),
+    ]
+    purpose: Annotated[str, Field(examples=["Cloud hosting invoices"], title="Purpose")]
+    status: Annotated[str, Field(examples=["ACTIVE"], title="Status")]
+    deactivated_reason: Annotated[
+        str | None, Field(alias="deactivatedReason", title="Deactivatedreason")
+    ] = None
+    created_at: Annotated[
+        str,
+        Field(alias="createdAt", examples=["2026-12-01T00:00:00.000Z"], title="Createdat"),
+    ]
+    updated_at: Annotated[
+        str,
+        Field(alias="updatedAt", examples=["2026-12-01T00:00:00.000Z"], title="Updatedat"),
+    ]
+
+
+class MandateRevoke(CorridorModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    reason: Annotated[
+        str | None,
+        Field(
+            max_length=500,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Reason",
+        ),
+    ] = None
+
+
 class MessageRead(CorridorModel):
     """
     Spec 2.13.
@@ -2551,62 +2684,6 @@ class QuoteFeeRead(CorridorModel):
     percent: Annotated[float, Field(examples=[0.001], title="Percent")]
 
 
-class Currency4(StrEnum):
-    aed = "AED"
-    ars = "ARS"
-    aud = "AUD"
-    bhd = "BHD"
-    brl = "BRL"
-    cad = "CAD"
-    chf = "CHF"
-    clp = "CLP"
-    cny = "CNY"
-    cop = "COP"
-    czk = "CZK"
-    dkk = "DKK"
-    eur = "EUR"
-    eurc = "EURC"
-    gbp = "GBP"
-    hkd = "HKD"
-    huf = "HUF"
-    idr = "IDR"
-    ils = "ILS"
-    inr = "INR"
-    isk = "ISK"
-    jod = "JOD"
-    jpy = "JPY"
-    kes = "KES"
-    krw = "KRW"
-    kwd = "KWD"
-    mxn = "MXN"
-    myr = "MYR"
-    ngn = "NGN"
-    nok = "NOK"
-    nzd = "NZD"
-    omr = "OMR"
-    pen = "PEN"
-    php = "PHP"
-    pln = "PLN"
-    pyusd = "PYUSD"
-    ron = "RON"
-    sar = "SAR"
-    sek = "SEK"
-    sgd = "SGD"
-    thb = "THB"
-    tnd = "TND"
-    try_ = "TRY"
-    twd = "TWD"
-    ugx = "UGX"
-    usd = "USD"
-    usdb = "USDB"
-    usdc = "USDC"
-    usdt = "USDT"
-    vnd = "VND"
-    xaf = "XAF"
-    xof = "XOF"
-    zar = "ZAR"
-
-
 class QuoteSideRead(CorridorModel):
     currency: Annotated[str, Field(examples=["USD"], title="Currency")]
     payment_rail: Annotated[str | None, Field(alias="paymentRail", title="Paymentrail")] = None
@@ -2661,6 +2738,13 @@ class ReceiptRead(CorridorModel):
     The receipt: a compact JWS (EdDSA, Ed25519) whose header names the `kid` of a key of /.well-known/jwks.json
     """
     created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+
+
+class Recurrence(StrEnum):
+    none = "NONE"
+    daily = "DAILY"
+    weekly = "WEEKLY"
+    monthly = "MONTHLY"
 
 
 class RefundRead(CorridorModel):
@@ -3121,7 +3205,7 @@ class SigningKeyRead(CorridorModel):
     revoked_at: Annotated[str | None, Field(alias="revokedAt", title="Revokedat")] = None
 
 
-class Currency6(Enum):
+class Currency7(Enum):
     aed = "AED"
     ars = "ARS"
     aud = "AUD"
@@ -3208,7 +3292,7 @@ class SourceIn(CorridorModel):
             title="Externalaccountid",
         ),
     ] = None
-    currency: Annotated[Currency6 | None, Field(title="Currency")] = None
+    currency: Annotated[Currency7 | None, Field(title="Currency")] = None
     payment_rail: Annotated[RailName | None, Field(alias="paymentRail")] = None
     from_address: Annotated[
         str | None,
@@ -3540,6 +3624,7 @@ class TransferRead(CorridorModel):
     agent_approval_status: Annotated[
         str | None, Field(alias="agentApprovalStatus", title="Agentapprovalstatus")
     ] = None
+    mandate_id: Annotated[str | None, Field(alias="mandateId", title="Mandateid")] = None
     refund: RefundRead | None = None
     quote_id: Annotated[str | None, Field(alias="quoteId", title="Quoteid")] = None
     exchange_rate: Annotated[str | None, Field(alias="exchangeRate", title="Exchangerate")] = None
@@ -4077,6 +4162,9 @@ class AgentRead(CorridorModel):
             title="Overlimitaction",
         ),
     ]
+    require_mandate: Annotated[
+        bool | None, Field(alias="requireMandate", title="Requiremandate")
+    ] = False
     status: Annotated[str, Field(examples=["ACTIVE"], title="Status")]
     created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
     updated_at: Annotated[str, Field(alias="updatedAt", title="Updatedat")]
@@ -4533,6 +4621,17 @@ class AttemptRead(CorridorModel):
 
 class BankFileEntries(CorridorModel):
     data: Annotated[list[BankFileEntryRead], Field(title="Data")]
+
+
+class BudgetIn(CorridorModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    amount: Annotated[
+        str,
+        Field(examples=["100000"], pattern="^(0|[1-9][0-9]{0,16})$", title="Amount"),
+    ]
+    recurrence: Annotated[Recurrence | None, Field(examples=["MONTHLY"])] = Recurrence.none
 
 
 class BusinessCustomerCreated(CorridorModel):
@@ -5575,6 +5674,15 @@ class ListResponseFixedRouteRead(CorridorModel):
     has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
 
 
+class ListResponseMandateRead(CorridorModel):
+    data: Annotated[list[MandateRead], Field(title="Data")]
+    next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
+    """
+    Pass as `cursor` for the next page
+    """
+    has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
+
+
 class ListResponseOrganizationRead(CorridorModel):
     data: Annotated[list[OrganizationRead], Field(title="Data")]
     next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
@@ -5627,6 +5735,34 @@ class ListResponseVirtualAccountRead(CorridorModel):
     Pass as `cursor` for the next page
     """
     has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
+
+
+class MandatePayeeIn(CorridorModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: Annotated[MandatePayeeType, Field(examples=["counterparty"])]
+    id: Annotated[
+        str | None,
+        Field(
+            examples=["cp_01jd3x0p6x9e3k2v1m8q4r7s5t"],
+            max_length=64,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Id",
+        ),
+    ] = None
+    address: Annotated[
+        str | None,
+        Field(
+            max_length=128,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Address",
+        ),
+    ] = None
+    """
+    For type address: the destination address (toAddress)
+    """
 
 
 class MessageDetail(CorridorModel):
@@ -6107,6 +6243,12 @@ class AgentCreate(CorridorModel):
     over_limit_action: Annotated[OverLimitAction | None, Field(alias="overLimitAction")] = (
         OverLimitAction.reject
     )
+    require_mandate: Annotated[
+        bool | None, Field(alias="requireMandate", title="Requiremandate")
+    ] = False
+    """
+    Pay only under one of the agent's mandates
+    """
 
 
 class AgentUpdate(CorridorModel):
@@ -6144,6 +6286,9 @@ class AgentUpdate(CorridorModel):
         Field(alias="destinationAllowlist", max_length=100, title="Destinationallowlist"),
     ] = None
     over_limit_action: Annotated[OverLimitAction | None, Field(alias="overLimitAction")] = None
+    require_mandate: Annotated[
+        bool | None, Field(alias="requireMandate", title="Requiremandate")
+    ] = None
     status: Annotated[
         str | None,
         Field(
@@ -6205,6 +6350,51 @@ class ListResponseOAuthGrantRead(CorridorModel):
     Pass as `cursor` for the next page
     """
     has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
+
+
+class MandateCreate(CorridorModel):
+    """
+    Amounts are minor units of `currency` (the agent's) in strings.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    currency: Annotated[Currency4, Field(examples=["USD"], title="Currency")]
+    payees: Annotated[list[MandatePayeeIn], Field(max_length=100, min_length=1, title="Payees")]
+    max_per_payment: Annotated[
+        str,
+        Field(
+            alias="maxPerPayment",
+            examples=["5000"],
+            pattern="^(0|[1-9][0-9]{0,16})$",
+            title="Maxperpayment",
+        ),
+    ]
+    budget: BudgetIn
+    max_uses: Annotated[
+        int | None, Field(alias="maxUses", ge=1, le=1000000000, title="Maxuses")
+    ] = None
+    not_before: Annotated[
+        AwareDatetime | None,
+        Field(alias="notBefore", examples=["2026-12-01T00:00:00Z"], title="Notbefore"),
+    ] = None
+    """
+    Defaults to now
+    """
+    not_after: Annotated[
+        AwareDatetime,
+        Field(alias="notAfter", examples=["2027-06-01T00:00:00Z"], title="Notafter"),
+    ]
+    purpose: Annotated[
+        str,
+        Field(
+            max_length=500,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\t\\n\\r\\u2028\\u2029]*$",
+            title="Purpose",
+        ),
+    ]
 
 
 class QuoteCreate(CorridorModel):

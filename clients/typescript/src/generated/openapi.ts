@@ -2094,6 +2094,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/{agent_id}/mandates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an agent's mandates
+         * @description Newest first, every status. An agent key sees its own agent's.
+         */
+        get: operations["list_mandates_v1_agents__agent_id__mandates_get"];
+        put?: never;
+        /**
+         * Create an agent mandate
+         * @description Owner only (console session or unrestricted key). The agent may pay these payees
+         *     at most `maxPerPayment` at once and `budget.amount` per budget period (UTC day,
+         *     Monday-started week, month, or NONE: the whole mandate), `maxUses` times, between
+         *     `notBefore` and `notAfter`. With `requireMandate` on the agent, it pays only so.
+         */
+        post: operations["create_mandate_v1_agents__agent_id__mandates_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent-mandates/{mandate_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an agent mandate
+         * @description One mandate as of now: `used` in the current budget period, EXPIRED past notAfter.
+         */
+        get: operations["get_mandate_v1_agent_mandates__mandate_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent-mandates/{mandate_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an agent mandate
+         * @description Owner only; final: the mandate admits no payment from now on (a draft parked for
+         *     approval under it is refused at approval).
+         */
+        post: operations["revoke_mandate_v1_agent_mandates__mandate_id__revoke_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/quotes": {
         parameters: {
             query?: never;
@@ -3073,6 +3141,12 @@ export interface components {
             destinationAllowlist?: components["schemas"]["AllowlistEntry"][];
             /** @default REJECT */
             overLimitAction?: components["schemas"]["OverLimitAction"];
+            /**
+             * Requiremandate
+             * @description Pay only under one of the agent's mandates
+             * @default false
+             */
+            requireMandate?: boolean;
         };
         /**
          * AgentKeyCreate
@@ -3265,6 +3339,11 @@ export interface components {
              */
             overLimitAction: string;
             /**
+             * Requiremandate
+             * @default false
+             */
+            requireMandate?: boolean;
+            /**
              * Status
              * @example ACTIVE
              */
@@ -3342,6 +3421,8 @@ export interface components {
             /** Destinationallowlist */
             destinationAllowlist?: components["schemas"]["AllowlistEntry"][] | null;
             overLimitAction?: components["schemas"]["OverLimitAction"] | null;
+            /** Requiremandate */
+            requireMandate?: boolean | null;
             /** Status */
             status?: string | null;
             /** Customerid */
@@ -4738,6 +4819,32 @@ export interface components {
          * @enum {string}
          */
         BeneficiaryType: "INDIVIDUAL" | "BUSINESS";
+        /** BudgetIn */
+        BudgetIn: {
+            /**
+             * Amount
+             * @example 100000
+             */
+            amount: string;
+            /**
+             * @default NONE
+             * @example MONTHLY
+             */
+            recurrence?: components["schemas"]["Recurrence"];
+        };
+        /** BudgetRead */
+        BudgetRead: {
+            /**
+             * Amount
+             * @example 20000
+             */
+            amount: string;
+            /**
+             * Recurrence
+             * @example MONTHLY
+             */
+            recurrence: string;
+        };
         /**
          * BusinessCustomerCreate
          * @example {
@@ -7584,6 +7691,55 @@ export interface components {
             hasMore: boolean;
         };
         /**
+         * ListResponse[MandateRead]
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "mdt_01m8g1x1yx5mtrnsv4atvzyd4x",
+         *           "agentId": "agt_01m8g1x1yqdh8xref5a5b0gr05",
+         *           "organizationId": "org_01m8g1x1hre7jm7211dp2wzpq2",
+         *           "currency": "USD",
+         *           "payees": [
+         *             {
+         *               "type": "counterparty",
+         *               "id": "cp_01m8g1x1y6dpj5kh6926td1yn8",
+         *               "address": null
+         *             }
+         *           ],
+         *           "maxPerPayment": "5000",
+         *           "budget": {
+         *             "amount": "12000",
+         *             "recurrence": "NONE"
+         *           },
+         *           "maxUses": 10,
+         *           "uses": 3,
+         *           "used": "12000",
+         *           "periodResetsAt": null,
+         *           "notBefore": "2026-11-18T12:00:00.000Z",
+         *           "notAfter": "2027-01-01T00:00:00.000Z",
+         *           "purpose": "Cloud hosting invoices",
+         *           "status": "ACTIVE",
+         *           "deactivatedReason": null,
+         *           "createdAt": "2026-11-18T12:00:00.000Z",
+         *           "updatedAt": "2026-11-18T12:00:00.000Z"
+         *         }
+         *       ],
+         *       "nextCursor": null,
+         *       "hasMore": false
+         *     }
+         */
+        ListResponse_MandateRead_: {
+            /** Data */
+            data: components["schemas"]["MandateRead"][];
+            /**
+             * Nextcursor
+             * @description Pass as `cursor` for the next page
+             */
+            nextCursor?: string | null;
+            /** Hasmore */
+            hasMore: boolean;
+        };
+        /**
          * ListResponse[OAuthGrantRead]
          * @example {
          *       "data": [
@@ -8025,6 +8181,196 @@ export interface components {
             nextCursor?: string | null;
             /** Hasmore */
             hasMore: boolean;
+        };
+        /**
+         * MandateCreate
+         * @description Amounts are minor units of `currency` (the agent's) in strings.
+         * @example {
+         *       "budget": {
+         *         "amount": "20000",
+         *         "recurrence": "MONTHLY"
+         *       },
+         *       "currency": "USD",
+         *       "maxPerPayment": "5000",
+         *       "maxUses": 10,
+         *       "notAfter": "2027-06-01T00:00:00Z",
+         *       "notBefore": "2026-12-01T00:00:00Z",
+         *       "payees": [
+         *         {
+         *           "id": "cp_01jd3x0p6x9e3k2v1m8q4r7s5t",
+         *           "type": "counterparty"
+         *         }
+         *       ],
+         *       "purpose": "Cloud hosting invoices"
+         *     }
+         */
+        MandateCreate: {
+            /**
+             * Currency
+             * @example USD
+             * @enum {string}
+             */
+            currency: "AED" | "ARS" | "AUD" | "BHD" | "BRL" | "CAD" | "CHF" | "CLP" | "CNY" | "COP" | "CZK" | "DKK" | "EUR" | "EURC" | "GBP" | "HKD" | "HUF" | "IDR" | "ILS" | "INR" | "ISK" | "JOD" | "JPY" | "KES" | "KRW" | "KWD" | "MXN" | "MYR" | "NGN" | "NOK" | "NZD" | "OMR" | "PEN" | "PHP" | "PLN" | "PYUSD" | "RON" | "SAR" | "SEK" | "SGD" | "THB" | "TND" | "TRY" | "TWD" | "UGX" | "USD" | "USDB" | "USDC" | "USDT" | "VND" | "XAF" | "XOF" | "ZAR";
+            /** Payees */
+            payees: components["schemas"]["MandatePayeeIn"][];
+            /**
+             * Maxperpayment
+             * @example 5000
+             */
+            maxPerPayment: string;
+            budget: components["schemas"]["BudgetIn"];
+            /** Maxuses */
+            maxUses?: number | null;
+            /**
+             * Notbefore
+             * @description Defaults to now
+             * @example 2026-12-01T00:00:00Z
+             */
+            notBefore?: string | null;
+            /**
+             * Notafter
+             * Format: date-time
+             * @example 2027-06-01T00:00:00Z
+             */
+            notAfter: string;
+            /** Purpose */
+            purpose: string;
+        };
+        /** MandatePayeeIn */
+        MandatePayeeIn: {
+            /** @example counterparty */
+            type: components["schemas"]["MandatePayeeType"];
+            /**
+             * Id
+             * @example cp_01jd3x0p6x9e3k2v1m8q4r7s5t
+             */
+            id?: string | null;
+            /**
+             * Address
+             * @description For type address: the destination address (toAddress)
+             */
+            address?: string | null;
+        };
+        /** MandatePayeeRead */
+        MandatePayeeRead: {
+            /**
+             * Type
+             * @example counterparty
+             */
+            type: string;
+            /**
+             * Id
+             * @example cp_01jd3x0p6x9e3k2v1m8q4r7s5t
+             */
+            id?: string | null;
+            /** Address */
+            address?: string | null;
+        };
+        /**
+         * MandatePayeeType
+         * @enum {string}
+         */
+        MandatePayeeType: "counterparty" | "external_account" | "external_wallet" | "address";
+        /**
+         * MandateRead
+         * @example {
+         *       "id": "mdt_01m8g1x1yx5mtrnsv4atvzyd4x",
+         *       "agentId": "agt_01m8g1x1yqdh8xref5a5b0gr05",
+         *       "organizationId": "org_01m8g1x1hre7jm7211dp2wzpq2",
+         *       "currency": "USD",
+         *       "payees": [
+         *         {
+         *           "type": "counterparty",
+         *           "id": "cp_01m8g1x1y6dpj5kh6926td1yn8",
+         *           "address": null
+         *         }
+         *       ],
+         *       "maxPerPayment": "5000",
+         *       "budget": {
+         *         "amount": "12000",
+         *         "recurrence": "NONE"
+         *       },
+         *       "maxUses": 10,
+         *       "uses": 3,
+         *       "used": "12000",
+         *       "periodResetsAt": null,
+         *       "notBefore": "2026-11-18T12:00:00.000Z",
+         *       "notAfter": "2027-01-01T00:00:00.000Z",
+         *       "purpose": "Cloud hosting invoices",
+         *       "status": "ACTIVE",
+         *       "deactivatedReason": null,
+         *       "createdAt": "2026-11-18T12:00:00.000Z",
+         *       "updatedAt": "2026-11-18T12:00:00.000Z"
+         *     }
+         */
+        MandateRead: {
+            /**
+             * Id
+             * @example mdt_01jd3x0p6x9e3k2v1m8q4r7s5t
+             */
+            id: string;
+            /** Agentid */
+            agentId: string;
+            /** Organizationid */
+            organizationId: string;
+            /** Currency */
+            currency: string;
+            /** Payees */
+            payees: components["schemas"]["MandatePayeeRead"][];
+            /** Maxperpayment */
+            maxPerPayment: string;
+            budget: components["schemas"]["BudgetRead"];
+            /** Maxuses */
+            maxUses?: number | null;
+            /** Uses */
+            uses: number;
+            /**
+             * Used
+             * @description Minor units consumed in the current budget period
+             */
+            used: string;
+            /**
+             * Periodresetsat
+             * @example 2026-12-01T00:00:00.000Z
+             */
+            periodResetsAt?: string | null;
+            /**
+             * Notbefore
+             * @example 2026-12-01T00:00:00.000Z
+             */
+            notBefore: string;
+            /**
+             * Notafter
+             * @example 2027-06-01T00:00:00.000Z
+             */
+            notAfter: string;
+            /**
+             * Purpose
+             * @example Cloud hosting invoices
+             */
+            purpose: string;
+            /**
+             * Status
+             * @example ACTIVE
+             */
+            status: string;
+            /** Deactivatedreason */
+            deactivatedReason?: string | null;
+            /**
+             * Createdat
+             * @example 2026-12-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Updatedat
+             * @example 2026-12-01T00:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /** MandateRevoke */
+        MandateRevoke: {
+            /** Reason */
+            reason?: string | null;
         };
         /**
          * MessageDetail
@@ -9149,6 +9495,11 @@ export interface components {
             /** Createdat */
             createdAt: string;
         };
+        /**
+         * Recurrence
+         * @enum {string}
+         */
+        Recurrence: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
         /**
          * RefundRead
          * @description Spec 2.6: the refund of money that came in, carried out by a REFUND_CRYPTO or
@@ -10646,6 +10997,8 @@ export interface components {
             agentId?: string | null;
             /** Agentapprovalstatus */
             agentApprovalStatus?: string | null;
+            /** Mandateid */
+            mandateId?: string | null;
             refund?: components["schemas"]["RefundRead"] | null;
             /** Quoteid */
             quoteId?: string | null;
@@ -26863,6 +27216,502 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    list_mandates_v1_agents__agent_id__mandates_get: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 250 */
+                limit?: number;
+                /** @description `nextCursor` of the previous page */
+                cursor?: string | null;
+            };
+            header?: never;
+            path: {
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "mdt_01m8g1x1yx5mtrnsv4atvzyd4x",
+                     *           "agentId": "agt_01m8g1x1yqdh8xref5a5b0gr05",
+                     *           "organizationId": "org_01m8g1x1hre7jm7211dp2wzpq2",
+                     *           "currency": "USD",
+                     *           "payees": [
+                     *             {
+                     *               "type": "counterparty",
+                     *               "id": "cp_01m8g1x1y6dpj5kh6926td1yn8",
+                     *               "address": null
+                     *             }
+                     *           ],
+                     *           "maxPerPayment": "5000",
+                     *           "budget": {
+                     *             "amount": "12000",
+                     *             "recurrence": "NONE"
+                     *           },
+                     *           "maxUses": 10,
+                     *           "uses": 3,
+                     *           "used": "12000",
+                     *           "periodResetsAt": null,
+                     *           "notBefore": "2026-11-18T12:00:00.000Z",
+                     *           "notAfter": "2027-01-01T00:00:00.000Z",
+                     *           "purpose": "Cloud hosting invoices",
+                     *           "status": "ACTIVE",
+                     *           "deactivatedReason": null,
+                     *           "createdAt": "2026-11-18T12:00:00.000Z",
+                     *           "updatedAt": "2026-11-18T12:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListResponse_MandateRead_"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    create_mandate_v1_agents__agent_id__mandates_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MandateCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mdt_01m8g1x1yx5mtrnsv4atvzyd4x",
+                     *       "agentId": "agt_01m8g1x1yqdh8xref5a5b0gr05",
+                     *       "organizationId": "org_01m8g1x1hre7jm7211dp2wzpq2",
+                     *       "currency": "USD",
+                     *       "payees": [
+                     *         {
+                     *           "type": "counterparty",
+                     *           "id": "cp_01m8g1x1y6dpj5kh6926td1yn8",
+                     *           "address": null
+                     *         }
+                     *       ],
+                     *       "maxPerPayment": "5000",
+                     *       "budget": {
+                     *         "amount": "12000",
+                     *         "recurrence": "NONE"
+                     *       },
+                     *       "maxUses": 10,
+                     *       "uses": 3,
+                     *       "used": "12000",
+                     *       "periodResetsAt": null,
+                     *       "notBefore": "2026-11-18T12:00:00.000Z",
+                     *       "notAfter": "2027-01-01T00:00:00.000Z",
+                     *       "purpose": "Cloud hosting invoices",
+                     *       "status": "ACTIVE",
+                     *       "deactivatedReason": null,
+                     *       "createdAt": "2026-11-18T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-18T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MandateRead"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `mandate_overlap`: an ACTIVE mandate of the agent shares a payee in an overlapping window */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    get_mandate_v1_agent_mandates__mandate_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                mandate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mdt_01m8g1x1yx5mtrnsv4atvzyd4x",
+                     *       "agentId": "agt_01m8g1x1yqdh8xref5a5b0gr05",
+                     *       "organizationId": "org_01m8g1x1hre7jm7211dp2wzpq2",
+                     *       "currency": "USD",
+                     *       "payees": [
+                     *         {
+                     *           "type": "counterparty",
+                     *           "id": "cp_01m8g1x1y6dpj5kh6926td1yn8",
+                     *           "address": null
+                     *         }
+                     *       ],
+                     *       "maxPerPayment": "5000",
+                     *       "budget": {
+                     *         "amount": "12000",
+                     *         "recurrence": "NONE"
+                     *       },
+                     *       "maxUses": 10,
+                     *       "uses": 3,
+                     *       "used": "12000",
+                     *       "periodResetsAt": null,
+                     *       "notBefore": "2026-11-18T12:00:00.000Z",
+                     *       "notAfter": "2027-01-01T00:00:00.000Z",
+                     *       "purpose": "Cloud hosting invoices",
+                     *       "status": "ACTIVE",
+                     *       "deactivatedReason": null,
+                     *       "createdAt": "2026-11-18T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-18T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MandateRead"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revoke_mandate_v1_agent_mandates__mandate_id__revoke_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                mandate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["MandateRevoke"] | null;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mdt_01m8g1x1yx5mtrnsv4atvzyd4x",
+                     *       "agentId": "agt_01m8g1x1yqdh8xref5a5b0gr05",
+                     *       "organizationId": "org_01m8g1x1hre7jm7211dp2wzpq2",
+                     *       "currency": "USD",
+                     *       "payees": [
+                     *         {
+                     *           "type": "counterparty",
+                     *           "id": "cp_01m8g1x1y6dpj5kh6926td1yn8",
+                     *           "address": null
+                     *         }
+                     *       ],
+                     *       "maxPerPayment": "5000",
+                     *       "budget": {
+                     *         "amount": "12000",
+                     *         "recurrence": "NONE"
+                     *       },
+                     *       "maxUses": 10,
+                     *       "uses": 3,
+                     *       "used": "12000",
+                     *       "periodResetsAt": null,
+                     *       "notBefore": "2026-11-18T12:00:00.000Z",
+                     *       "notAfter": "2027-01-01T00:00:00.000Z",
+                     *       "purpose": "Cloud hosting invoices",
+                     *       "status": "ACTIVE",
+                     *       "deactivatedReason": null,
+                     *       "createdAt": "2026-11-18T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-18T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MandateRead"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
             /** @description `payload_too_large`: body over 1 MiB */
             413: {

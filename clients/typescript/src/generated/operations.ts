@@ -6,6 +6,7 @@
 export const CREATING_PATHS: ReadonlySet<string> = new Set([
   "/v1/agents",
   "/v1/agents/{agent_id}/keys",
+  "/v1/agents/{agent_id}/mandates",
   "/v1/agents/{agent_id}/signing-keys",
   "/v1/api-keys",
   "/v1/assistant/threads",

@@ -12,6 +12,8 @@ from fastapi import Response
 from pydantic import ValidationError
 
 from corridor.agents import service as agents
+from corridor.agents.mandates import service as mandates
+from corridor.agents.mandates.schemas import MandateRead
 from corridor.agents.rules import AgentStatus, OverLimitAction, PayeeType
 from corridor.agents.schemas import (
     AgentCreate,
@@ -43,6 +45,7 @@ CREATED = notice("agent-created", "Agent created: issue it a key for its program
 PAUSED = notice("agent-paused", "Paused: the agent's submits are refused until it resumes.")
 RESUMED = notice("agent-resumed", "Resumed: the agent can submit again.")
 REVOKED = notice("agent-revoked", "Revoked: the agent and all its keys stopped working.")
+MANDATE_REVOKED = notice("mandate-revoked", "Mandate revoked: it admits no payment any more.")
 KEY_REVOKED = notice("agent-key-revoked", "Key revoked: it stopped working at once.")
 
 
@@ -124,9 +127,16 @@ async def _agent_page(
     names = await customers.names_of(
         console.session, caller=console.caller, customer_ids=[agent.customer_id]
     )
+    found_mandates = await mandates.list_mandates(
+        console.session,
+        caller=console.caller,
+        agent_id=agent.id,
+        page=PageRequest(limit=agent_keys_shown_max, cursor=None),
+    )
     return page(
         console,
         "agents/detail.html",
+        mandates=[MandateRead.of(mandate, now) for mandate in found_mandates.items],
         status=status,
         agent=AgentRead.of(agent),
         meters=meters_of(AgentSpendRead.of(agent, usage, now)),
@@ -331,3 +341,16 @@ async def revoke_key(agent_id: str, key_id: str, console: ConsolePage) -> Respon
     )
     await console.commit()
     return redirect(console.request, f"/console/agents/{agent_id}?done={KEY_REVOKED}")
+
+
+@router.post("/agents/{agent_id}/mandates/{mandate_id}/revoke")
+async def revoke_mandate(agent_id: str, mandate_id: str, console: ConsolePage) -> Response:
+    await mandates.revoke_mandate(
+        console.session,
+        caller=console.caller,
+        mandate_id=mandate_id,
+        now=console.now(),
+        reason=None,
+    )
+    await console.commit()
+    return redirect(console.request, f"/console/agents/{agent_id}?done={MANDATE_REVOKED}")

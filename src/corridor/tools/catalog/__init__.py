@@ -7,6 +7,7 @@ from corridor.tools.catalog import (
     accounts,
     agents,
     customers,
+    mandates,
     parties,
     quotes,
     sandbox,
@@ -21,6 +22,7 @@ TOOLS: tuple[Tool, ...] = (
     *transfers.TOOLS,
     *quotes.TOOLS,
     *agents.TOOLS,
+    *mandates.TOOLS,
     *webhooks.TOOLS,
     *sandbox.TOOLS,
 )

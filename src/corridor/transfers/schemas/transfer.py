@@ -87,6 +87,7 @@ class TransferRead(Sparse):
     counterparty_id: str | None = None
     agent_id: str | None = None
     agent_approval_status: str | None = None
+    mandate_id: str | None = None
     refund: RefundRead | None = None
     quote_id: str | None = None
     exchange_rate: str | None = None
@@ -156,6 +157,7 @@ class TransferRead(Sparse):
             counterparty_id=transfer.counterparty_id,
             agent_id=transfer.agent_id,
             agent_approval_status=transfer.agent_approval_status,
+            mandate_id=transfer.mandate_id,
             refund=RefundRead.of(transfer.refund) if transfer.refund else None,
             quote_id=transfer.quote_id,
             exchange_rate=transfer.exchange_rate,
@@ -323,6 +325,7 @@ _GETTERS: dict[str, _Getter] = {
     "counterparty_id": lambda t, legs, fee, cp: t.counterparty_id,
     "agent_id": lambda t, legs, fee, cp: t.agent_id,
     "agent_approval_status": lambda t, legs, fee, cp: t.agent_approval_status,
+    "mandate_id": lambda t, legs, fee, cp: t.mandate_id,
     "refund": lambda t, legs, fee, cp: RefundRead.of(t.refund).to_json_dict() if t.refund else None,
     "quote_id": lambda t, legs, fee, cp: t.quote_id,
     "exchange_rate": lambda t, legs, fee, cp: t.exchange_rate,

@@ -12,7 +12,7 @@ import httpx
 from corridor_client import _calls
 from corridor_client._async._http import AsyncTransport
 from corridor_client._async.resources.accounts import AsyncAccounts
-from corridor_client._async.resources.agents import AsyncAgents
+from corridor_client._async.resources.agents import AsyncAgentMandatesById, AsyncAgents
 from corridor_client._async.resources.assistant import AsyncAssistant
 from corridor_client._async.resources.bank_files import AsyncBankFiles
 from corridor_client._async.resources.customers import AsyncCustomers, AsyncTermsOfService
@@ -92,6 +92,7 @@ class AsyncCorridor:
         self.quotes = AsyncQuotes(transport)
         self.fixed_routes = AsyncFixedRoutes(transport)
         self.agents = AsyncAgents(transport)
+        self.agent_mandates = AsyncAgentMandatesById(transport)
         self.webhooks = AsyncWebhooks(transport)
         self.bank_files = AsyncBankFiles(transport)
         self.reconciliation = AsyncReconciliation(transport)

@@ -15,7 +15,7 @@ from corridor_client import _calls
 from corridor_client._retries import RetryPolicy
 from corridor_client._sync._http import Transport
 from corridor_client._sync.resources.accounts import Accounts
-from corridor_client._sync.resources.agents import Agents
+from corridor_client._sync.resources.agents import AgentMandatesById, Agents
 from corridor_client._sync.resources.assistant import Assistant
 from corridor_client._sync.resources.bank_files import BankFiles
 from corridor_client._sync.resources.customers import Customers, TermsOfService
@@ -94,6 +94,7 @@ class Corridor:
         self.quotes = Quotes(transport)
         self.fixed_routes = FixedRoutes(transport)
         self.agents = Agents(transport)
+        self.agent_mandates = AgentMandatesById(transport)
         self.webhooks = Webhooks(transport)
         self.bank_files = BankFiles(transport)
         self.reconciliation = Reconciliation(transport)

@@ -15,6 +15,9 @@ from corridor_client.models import (
     AgentRead,
     AgentSpendRead,
     AgentUpdate,
+    MandateCreate,
+    MandateRead,
+    MandateRevoke,
     SigningKeyCreate,
     SigningKeyRead,
 )
@@ -71,10 +74,56 @@ class AsyncAgentSigningKeys(AsyncResource):
         await self._send_for_nothing(_calls.delete(path))
 
 
+class AsyncAgentMandates(AsyncResource):
+    """What an owner authorised an agent to pay (payees, per payment, budget, uses,
+    window); an agent with `require_mandate` pays only under one."""
+
+    async def create(
+        self,
+        agent_id: str,
+        params: MandateCreate | Mapping[str, Any] | None = None,
+        /,
+        *,
+        idempotency_key: str | None = None,
+        **fields: Any,
+    ) -> MandateRead:
+        """Owner only: `currency`, `payees`, `max_per_payment`, `budget` (amount,
+        recurrence), `max_uses`, `not_before`, `not_after`, `purpose`."""
+        path = _calls.path("/v1/agents/{}/mandates", agent_id)
+        body = _calls.body(MandateCreate, params, fields)
+        return await self._send(_calls.create(path, body, idempotency_key), MandateRead)
+
+    def list(self, agent_id: str, *, limit: int | None = None) -> AsyncPager[MandateRead]:
+        path = _calls.path("/v1/agents/{}/mandates", agent_id)
+        return self._list(path, MandateRead, limit=limit)
+
+
+class AsyncAgentMandatesById(AsyncResource):
+    """One mandate by its id (`mdt_…`): read it, or revoke it (owner only, final)."""
+
+    async def retrieve(self, mandate_id: str) -> MandateRead:
+        path = _calls.path("/v1/agent-mandates/{}", mandate_id)
+        return await self._send(_calls.read(path), MandateRead)
+
+    async def revoke(
+        self,
+        mandate_id: str,
+        params: MandateRevoke | Mapping[str, Any] | None = None,
+        /,
+        *,
+        idempotency_key: str | None = None,
+        **fields: Any,
+    ) -> MandateRead:
+        path = _calls.path("/v1/agent-mandates/{}/revoke", mandate_id)
+        body = _calls.optional_body(MandateRevoke, params, fields)
+        return await self._send(_calls.action(path, body, idempotency_key), MandateRead)
+
+
 class AsyncAgents(AsyncResource):
     def __init__(self, transport: AsyncTransport) -> None:
         super().__init__(transport)
         self.keys = AsyncAgentKeys(transport)
+        self.mandates = AsyncAgentMandates(transport)
         self.signing_keys = AsyncAgentSigningKeys(transport)
 
     async def create(

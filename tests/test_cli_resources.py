@@ -312,6 +312,7 @@ async def test_agents_create_list_and_get(database_url, tenant):
         "perTransfer": "50000",
         "daily": "100050",
         "monthly": None,
+        "dailyPaymentCount": None,
     }
     assert created["overLimitAction"] == "REQUEST_APPROVAL" and created["status"] == "ACTIVE"
     listed = ok(corridor(database_url, "agents", "list", *org))

@@ -178,10 +178,12 @@ async def create_agent(
         per_transfer_limit=_limit(limits.per_transfer),
         daily_limit=_limit(limits.daily),
         monthly_limit=_limit(limits.monthly),
+        daily_payment_count=limits.daily_payment_count,
         destination_allowlist=await _checked_allowlist(
             session, caller, customer.id, data.destination_allowlist
         ),
         over_limit_action=data.over_limit_action.value,
+        new_payee_action=data.new_payee_action.value,
         status=AgentStatus.ACTIVE.value,
         created_by=caller.actor_id,
         created_at=now,
@@ -208,7 +210,14 @@ def _refuse_fixed_fields(agent: Agent, data: AgentUpdate) -> None:
             raise ValidationFailed(to_camel(name), "cannot be changed after the agent is created")
 
 
-_NOT_NULLABLE = ("name", "limits", "destination_allowlist", "over_limit_action", "status")
+_NOT_NULLABLE = (
+    "name",
+    "limits",
+    "destination_allowlist",
+    "over_limit_action",
+    "new_payee_action",
+    "status",
+)
 
 
 def _refuse_nulls(data: AgentUpdate) -> None:
@@ -225,11 +234,14 @@ def _limit_changes(limits: LimitsIn) -> dict[str, int | None]:
         "daily": "daily_limit",
         "monthly": "monthly_limit",
     }
-    return {
+    changes = {
         column: _limit(getattr(limits, name))
         for name, column in names.items()
         if name in limits.model_fields_set
     }
+    if "daily_payment_count" in limits.model_fields_set:
+        changes["daily_payment_count"] = limits.daily_payment_count
+    return changes
 
 
 async def update_agent(
@@ -259,6 +271,8 @@ async def update_agent(
         )
     if data.over_limit_action is not None:
         changes["over_limit_action"] = data.over_limit_action.value
+    if data.new_payee_action is not None:
+        changes["new_payee_action"] = data.new_payee_action.value
     if data.status is not None:
         changes["status"] = data.status
     changed = {name: value for name, value in changes.items() if getattr(agent, name) != value}
@@ -395,10 +409,10 @@ async def revoke_agent_key(
 async def usage_of(session: AsyncSession, agent: Agent, *, now: datetime) -> spend.Usage:
     """What the agent spent in its currency in the UTC day and month of `now` (its
     counters, transfers/spending.py)."""
-    day_minor, month_minor = await spending.spent(
+    day_minor, month_minor, day_payments = await spending.spent(
         session, agent_id=agent.id, currency=agent.currency, at=now
     )
-    return spend.Usage(day_minor=day_minor, month_minor=month_minor)
+    return spend.Usage(day_minor=day_minor, month_minor=month_minor, day_payments=day_payments)
 
 
 async def spend_of(

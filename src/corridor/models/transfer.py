@@ -5,7 +5,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Boolean, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    UniqueConstraint,
+    text,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from corridor.models.base import Base, id_column, partial_index
@@ -41,6 +50,14 @@ class Transfer(Base):
         # Columns most transfers leave empty are found by value only: their indexes hold
         # the rows that have one, so a transfer without costs no entry in them.
         *(partial_index("transfers", column) for column in SPARSE_COLUMNS),
+        # Whether an agent paid a payee before (agents/enforcement.py, newPayeeAction).
+        Index(
+            "ix_transfers_agent_id_agent_payee_id",
+            "agent_id",
+            "agent_payee_id",
+            postgresql_where=text("agent_payee_id IS NOT NULL"),
+            sqlite_where=text("agent_payee_id IS NOT NULL"),
+        ),
     )
 
     id: Mapped[str] = id_column()
@@ -102,6 +119,9 @@ class Transfer(Base):
     cutoff_timezone: Mapped[str | None] = mapped_column(String(64))
     agent_id: Mapped[str | None] = mapped_column(String(40))
     agent_approval_status: Mapped[str | None] = mapped_column(String(20))
+    # An agent's transfer: the payee it pays (the external account or wallet it names, else
+    # its counterparty), set when it is submitted or parked (newPayeeAction).
+    agent_payee_id: Mapped[str | None] = mapped_column(String(40))
     cancellation: Mapped[dict[str, Any] | None]
     review: Mapped[dict[str, Any] | None]
     authorization: Mapped[dict[str, Any] | None]
@@ -314,8 +334,12 @@ class Agent(Base):
     per_transfer_limit: Mapped[int | None] = mapped_column(BigInteger)
     daily_limit: Mapped[int | None] = mapped_column(BigInteger)
     monthly_limit: Mapped[int | None] = mapped_column(BigInteger)
+    # At most this many of its payments submitted per UTC day (None: no limit).
+    daily_payment_count: Mapped[int | None] = mapped_column(Integer)
     destination_allowlist: Mapped[list[Any]] = mapped_column(default=list)
     over_limit_action: Mapped[str] = mapped_column(String(30))
+    # ALLOW | REQUEST_APPROVAL: a payment to a payee it never paid waits for an owner.
+    new_payee_action: Mapped[str] = mapped_column(String(30), default="ALLOW")
     status: Mapped[str] = mapped_column(String(20), index=True)
     created_by: Mapped[str] = mapped_column(String(40))
     created_at: Mapped[datetime]
@@ -342,4 +366,6 @@ class AgentSpendWindow(Base):
     period: Mapped[str] = mapped_column(String(5))  # DAY | MONTH
     starts_at: Mapped[datetime]
     spent: Mapped[int] = mapped_column(BigInteger)
+    # How many payments counted in the window (the agent's dailyPaymentCount).
+    payments: Mapped[int] = mapped_column(Integer, default=0)
     updated_at: Mapped[datetime]

@@ -228,9 +228,10 @@ CATALOG: tuple[EventType, ...] = (
     ),
     EventType(
         "transfer.approval_requested",
-        "An agent's transfer was over one of its limits: the draft waits for an owner's "
-        "approval (`agentApprovalStatus` PENDING).",
-        _TRANSFER,
+        "An agent's transfer was over one of its limits, or to a payee it never paid: the "
+        "draft waits for an owner's approval (`agentApprovalStatus` PENDING); `denial` says "
+        "why.",
+        "corridor.transfers.schemas.transfer:TransferApprovalRequestedRead",
     ),
     EventType(
         "transfer.leg.updated",

@@ -5,16 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import (
-    BigInteger,
-    Boolean,
-    ForeignKey,
-    Index,
-    Integer,
-    String,
-    UniqueConstraint,
-    text,
-)
+from sqlalchemy import BigInteger, Boolean, ForeignKey, Index, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from corridor.models.base import Base, id_column, partial_index
@@ -51,13 +42,7 @@ class Transfer(Base):
         # the rows that have one, so a transfer without costs no entry in them.
         *(partial_index("transfers", column) for column in SPARSE_COLUMNS),
         # Whether an agent paid a payee before (agents/enforcement.py, newPayeeAction).
-        Index(
-            "ix_transfers_agent_id_agent_payee_id",
-            "agent_id",
-            "agent_payee_id",
-            postgresql_where=text("agent_payee_id IS NOT NULL"),
-            sqlite_where=text("agent_payee_id IS NOT NULL"),
-        ),
+        partial_index("transfers", "agent_payee_id", leading=("agent_id",)),
     )
 
     id: Mapped[str] = id_column()

@@ -2175,6 +2175,19 @@ class LimitsIn(CorridorModel):
         str | None,
         Field(examples=["1000000"], pattern="^(0|[1-9][0-9]{0,16})$", title="Monthly"),
     ] = None
+    daily_payment_count: Annotated[
+        int | None,
+        Field(
+            alias="dailyPaymentCount",
+            examples=[20],
+            ge=1,
+            le=1000000,
+            title="Dailypaymentcount",
+        ),
+    ] = None
+    """
+    At most this many payments submitted per UTC day (a positive integer); null means no limit
+    """
 
 
 class LimitsRead(CorridorModel):
@@ -2184,6 +2197,13 @@ class LimitsRead(CorridorModel):
     ]
     daily: Annotated[str | None, Field(examples=["100000"], title="Daily")]
     monthly: Annotated[str | None, Field(examples=["1000000"], title="Monthly")]
+    daily_payment_count: Annotated[
+        int | None,
+        Field(alias="dailyPaymentCount", examples=[20], title="Dailypaymentcount"),
+    ] = None
+    """
+    Payments per UTC day; null: no limit
+    """
 
 
 class LineStatus(StrEnum):
@@ -2302,6 +2322,15 @@ class MigrationsCheck(CorridorModel):
     """
     Revisions of this version's migrations
     """
+
+
+class NewPayeeAction(StrEnum):
+    """
+    What happens to an agent's payment to a payee it never paid.
+    """
+
+    allow = "ALLOW"
+    request_approval = "REQUEST_APPROVAL"
 
 
 class NonBalanceItemRead(CorridorModel):
@@ -2492,6 +2521,24 @@ class PayeeType(StrEnum):
     counterparty = "counterparty"
     external_account = "external_account"
     external_wallet = "external_wallet"
+
+
+class PaymentCountRead(CorridorModel):
+    """
+    The payments counted in the UTC day of now against `dailyPaymentCount`.
+    """
+
+    window: Annotated[str, Field(examples=["day"], title="Window")]
+    limit: Annotated[int | None, Field(examples=[20], title="Limit")]
+    """
+    null: no daily payment count
+    """
+    used: Annotated[int, Field(examples=[3], title="Used")]
+    remaining: Annotated[int | None, Field(examples=[17], title="Remaining")]
+    """
+    null when there is no limit
+    """
+    resets_at: Annotated[str, Field(alias="resetsAt", title="Resetsat")]
 
 
 class PaymentReason(StrEnum):
@@ -4064,6 +4111,10 @@ class AgentRead(CorridorModel):
             title="Overlimitaction",
         ),
     ]
+    new_payee_action: Annotated[
+        str | None,
+        Field(alias="newPayeeAction", examples=["ALLOW"], title="Newpayeeaction"),
+    ] = "ALLOW"
     status: Annotated[str, Field(examples=["ACTIVE"], title="Status")]
     created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
     updated_at: Annotated[str, Field(alias="updatedAt", title="Updatedat")]
@@ -4081,6 +4132,10 @@ class AgentSpendRead(CorridorModel):
     ]
     currency: Annotated[str, Field(examples=["USD"], title="Currency")]
     windows: Annotated[list[SpendWindowRead], Field(title="Windows")]
+    payments: PaymentCountRead | None = None
+    """
+    How many payments were counted today, and the limit
+    """
 
 
 class AllowlistEntry(CorridorModel):
@@ -6087,6 +6142,12 @@ class AgentCreate(CorridorModel):
     over_limit_action: Annotated[OverLimitAction | None, Field(alias="overLimitAction")] = (
         OverLimitAction.reject
     )
+    new_payee_action: Annotated[NewPayeeAction | None, Field(alias="newPayeeAction")] = (
+        NewPayeeAction.allow
+    )
+    """
+    REQUEST_APPROVAL: a payment to a payee the agent never paid waits for an owner's approval, whatever overLimitAction says
+    """
 
 
 class AgentUpdate(CorridorModel):
@@ -6124,6 +6185,7 @@ class AgentUpdate(CorridorModel):
         Field(alias="destinationAllowlist", max_length=100, title="Destinationallowlist"),
     ] = None
     over_limit_action: Annotated[OverLimitAction | None, Field(alias="overLimitAction")] = None
+    new_payee_action: Annotated[NewPayeeAction | None, Field(alias="newPayeeAction")] = None
     status: Annotated[
         str | None,
         Field(

@@ -3049,6 +3049,11 @@ export interface components {
             destinationAllowlist?: components["schemas"]["AllowlistEntry"][];
             /** @default REJECT */
             overLimitAction?: components["schemas"]["OverLimitAction"];
+            /**
+             * @description REQUEST_APPROVAL: a payment to a payee the agent never paid waits for an owner's approval, whatever overLimitAction says
+             * @default ALLOW
+             */
+            newPayeeAction?: components["schemas"]["NewPayeeAction"];
         };
         /**
          * AgentKeyCreate
@@ -3241,6 +3246,12 @@ export interface components {
              */
             overLimitAction: string;
             /**
+             * Newpayeeaction
+             * @default ALLOW
+             * @example ALLOW
+             */
+            newPayeeAction?: string;
+            /**
              * Status
              * @example ACTIVE
              */
@@ -3288,6 +3299,8 @@ export interface components {
             currency: string;
             /** Windows */
             windows: components["schemas"]["SpendWindowRead"][];
+            /** @description How many payments were counted today, and the limit */
+            payments?: components["schemas"]["PaymentCountRead"] | null;
         };
         /**
          * AgentUpdate
@@ -3318,6 +3331,7 @@ export interface components {
             /** Destinationallowlist */
             destinationAllowlist?: components["schemas"]["AllowlistEntry"][] | null;
             overLimitAction?: components["schemas"]["OverLimitAction"] | null;
+            newPayeeAction?: components["schemas"]["NewPayeeAction"] | null;
             /** Status */
             status?: string | null;
             /** Customerid */
@@ -6887,6 +6901,11 @@ export interface components {
              * @example 1000000
              */
             monthly?: string | null;
+            /**
+             * Dailypaymentcount
+             * @description At most this many payments submitted per UTC day (a positive integer); null means no limit
+             */
+            dailyPaymentCount?: number | null;
         };
         /** LimitsRead */
         LimitsRead: {
@@ -6910,6 +6929,12 @@ export interface components {
              * @example 1000000
              */
             monthly: string | null;
+            /**
+             * Dailypaymentcount
+             * @description Payments per UTC day; null: no limit
+             * @example 20
+             */
+            dailyPaymentCount?: number | null;
         };
         /**
          * LineStatus
@@ -8214,6 +8239,12 @@ export interface components {
             expected: string[];
         };
         /**
+         * NewPayeeAction
+         * @description What happens to an agent's payment to a payee it never paid.
+         * @enum {string}
+         */
+        NewPayeeAction: "ALLOW" | "REQUEST_APPROVAL";
+        /**
          * NonBalanceItemRead
          * @description A deposit to one of the account's virtual accounts that went on without touching the
          *     balance (a fixed route, or a deposit-funded transfer paid out elsewhere).
@@ -8628,6 +8659,36 @@ export interface components {
          * @enum {string}
          */
         PayeeType: "counterparty" | "external_account" | "external_wallet";
+        /**
+         * PaymentCountRead
+         * @description The payments counted in the UTC day of now against `dailyPaymentCount`.
+         */
+        PaymentCountRead: {
+            /**
+             * Window
+             * @example day
+             */
+            window: string;
+            /**
+             * Limit
+             * @description null: no daily payment count
+             * @example 20
+             */
+            limit: number | null;
+            /**
+             * Used
+             * @example 3
+             */
+            used: number;
+            /**
+             * Remaining
+             * @description null when there is no limit
+             * @example 17
+             */
+            remaining: number | null;
+            /** Resetsat */
+            resetsAt: string;
+        };
         /**
          * PaymentReason
          * @description Spec 2.9.

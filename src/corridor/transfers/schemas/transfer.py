@@ -368,16 +368,6 @@ _FIELDS = tuple(
 )
 
 
-class TransferApprovalRequestedRead(TransferRead):
-    """The data of `transfer.approval_requested`: the transfer, and why it waits."""
-
-    denial: dict[str, Any] | None = Field(
-        default=None,
-        description="Why it waits: the `denial` of the 403 agent_approval_required answer "
-        "(`code`: a limit's code, `daily_count_exceeded` or `new_payee`)",
-    )
-
-
 def transfer_json(
     transfer: Transfer,
     legs: list[TransferLeg],

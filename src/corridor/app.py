@@ -48,6 +48,7 @@ from corridor.parties.endpoints import router as parties_router
 from corridor.quotes.binding import QuoteLocks
 from corridor.quotes.endpoints import router as quotes_router
 from corridor.reconciliation.endpoints import router as reconciliation_router
+from corridor.audit.endpoints import router as audit_router
 from corridor.requestlogs.endpoints import router as request_logs_router
 from corridor.requestlogs.recorder import RequestLogBuffer
 from corridor.statements.endpoints import router as statements_router
@@ -96,6 +97,7 @@ ROUTERS = [
     oauth_grants_router,
     mcp_metadata_router,
     request_logs_router,
+    audit_router,
 ]
 
 DESCRIPTION = """

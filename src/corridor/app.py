@@ -19,6 +19,7 @@ from corridor.agents.enforcement import AgentSpendGuard
 from corridor.assistant.confirmations import decided_as_confirmation
 from corridor.assistant.endpoints import router as assistant_router
 from corridor.assistant.execution import AssistantEnvironment
+from corridor.audit.endpoints import router as audit_router
 from corridor.bankfiles.endpoints import router as bank_files_router
 from corridor.bankfiles.profile import install_file_rails
 from corridor.clocks.endpoints import router as clocks_router
@@ -48,7 +49,6 @@ from corridor.parties.endpoints import router as parties_router
 from corridor.quotes.binding import QuoteLocks
 from corridor.quotes.endpoints import router as quotes_router
 from corridor.reconciliation.endpoints import router as reconciliation_router
-from corridor.audit.endpoints import router as audit_router
 from corridor.requestlogs.endpoints import router as request_logs_router
 from corridor.requestlogs.recorder import RequestLogBuffer
 from corridor.statements.endpoints import router as statements_router

@@ -100,9 +100,7 @@ def _verify(database_url: str, organization_id: str) -> subprocess.CompletedProc
 
 async def _changed(app, organization_id: str, statement) -> None:
     async with app.state.database.session() as session, session.begin():
-        await session.execute(
-            statement.where(AuditEvent.organization_id == organization_id)
-        )
+        await session.execute(statement.where(AuditEvent.organization_id == organization_id))
 
 
 @pytest.mark.parametrize("tamper", ["detail", "outcome", "delete", "delete_last"])

@@ -4,6 +4,7 @@ exported as JSON lines, read by an agent's key only for its own agent, and verif
 
 from __future__ import annotations
 
+import itertools
 import json
 
 from corridor.audit import rules
@@ -83,7 +84,7 @@ async def test_every_agent_decision_is_on_the_chain_and_the_chain_verifies(owner
     assert denial["transferId"] is not None
     # Each record's hash is its content's; each links to the one before.
     assert items[0]["previousHash"] == rules.GENESIS_HASH
-    for before, after in zip(items, items[1:], strict=False):
+    for before, after in itertools.pairwise(items):
         assert after["previousHash"] == before["hash"]
     assert rules.verify(items).holds
     async with app.state.database.session(write=False) as session:

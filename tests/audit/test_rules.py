@@ -13,8 +13,9 @@ from corridor.audit import rules
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
     max_leaves=12,
 )
 
@@ -49,7 +50,9 @@ def test_the_hash_is_sha256_of_the_canonical_json_without_hash():
     expected = hashlib.sha256(rules.canonical(body)).hexdigest()
     assert item["hash"] == f"sha256:{expected}"
     # RFC 8785: members sorted, no whitespace.
-    assert rules.canonical({"b": 1, "a": [True, None, "é"]}) == '{"a":[true,null,"é"],"b":1}'.encode()
+    assert (
+        rules.canonical({"b": 1, "a": [True, None, "é"]}) == '{"a":[true,null,"é"],"b":1}'.encode()
+    )
 
 
 @given(json_values, json_values)

@@ -18,8 +18,6 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.agents import repository, service, spend
-from corridor.audit import service as audit
-from corridor.audit.rules import AuditKind, AuditOutcome
 from corridor.agents.errors import (
     AgentApprovalRequired,
     AgentCurrencyMismatch,
@@ -28,6 +26,8 @@ from corridor.agents.errors import (
     AgentLimitExceeded,
 )
 from corridor.agents.rules import AgentStatus, OverLimitAction, PayeeType
+from corridor.audit import service as audit
+from corridor.audit.rules import AuditKind, AuditOutcome
 from corridor.auth.callers import Caller, CallerKind
 from corridor.kit import metrics
 from corridor.kit.errors import CorridorError, ServiceUnavailable

@@ -12,9 +12,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from corridor.accounts import service as accounts
 from corridor.agents import repository, spend
 from corridor.agents.rules import AgentStatus, PayeeType
+from corridor.agents.schemas import AgentCreate, AgentRead, AgentUpdate, AllowlistEntry, LimitsIn
 from corridor.audit import service as audit
 from corridor.audit.rules import AuditKind, AuditOutcome
-from corridor.agents.schemas import AgentCreate, AgentRead, AgentUpdate, AllowlistEntry, LimitsIn
 from corridor.auth import service as auth
 from corridor.auth.callers import Caller, CallerKind, ToolConfirmation
 from corridor.auth.scopes import AGENT_KEY_SCOPES, Scope
@@ -215,9 +215,7 @@ async def create_agent(
     session.add(agent)
     await session.flush()
     _emit(session, AGENT_CREATED, agent, now)
-    await _audit(
-        session, caller, agent, AuditKind.AGENT_CREATED, AuditOutcome.CREATED, {}, now
-    )
+    await _audit(session, caller, agent, AuditKind.AGENT_CREATED, AuditOutcome.CREATED, {}, now)
     return agent
 
 
@@ -321,9 +319,7 @@ async def revoke_agent(
     for key in await repository.live_keys_of(session, agent.id):
         key.revoked_at = now
     _emit(session, AGENT_REVOKED, agent, now)
-    await _audit(
-        session, caller, agent, AuditKind.AGENT_REVOKED, AuditOutcome.REVOKED, {}, now
-    )
+    await _audit(session, caller, agent, AuditKind.AGENT_REVOKED, AuditOutcome.REVOKED, {}, now)
     return agent
 
 

@@ -36,7 +36,9 @@ async def create_head(session: AsyncSession, organization_id: str) -> None:
     values = {"organization_id": organization_id, "sequence": 0, "hash": GENESIS_HASH}
     insert = sqlite_insert if is_sqlite(session) else postgresql_insert
     await session.execute(
-        insert(AuditHead).values(**values).on_conflict_do_nothing(index_elements=["organization_id"])
+        insert(AuditHead)
+        .values(**values)
+        .on_conflict_do_nothing(index_elements=["organization_id"])
     )
 
 
@@ -58,7 +60,9 @@ async def head_of(session: AsyncSession, organization_id: str) -> tuple[int, str
 
 
 async def organizations_with_chains(session: AsyncSession) -> list[str]:
-    found = await session.execute(select(AuditHead.organization_id).order_by(AuditHead.organization_id))
+    found = await session.execute(
+        select(AuditHead.organization_id).order_by(AuditHead.organization_id)
+    )
     return list(found.scalars())
 
 

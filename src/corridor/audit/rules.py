@@ -114,9 +114,7 @@ class Verification:
         return self.bad_sequence is None
 
 
-def verify(
-    items: Iterable[Mapping[str, Any]], head: tuple[int, str] | None = None
-) -> Verification:
+def verify(items: Iterable[Mapping[str, Any]], head: tuple[int, str] | None = None) -> Verification:
     """Recompute every hash and link of one organization's chain, given in sequence order
     (API shape, with `hash`): sequences 1, 2, 3… with no gap, each `previousHash` the hash
     of the one before (GENESIS_HASH for the first), each `hash` its content's. With the
@@ -135,7 +133,9 @@ def verify(
                 "missing or repeated)",
             )
         if record["previousHash"] != previous:
-            return Verification(count, sequence, "previousHash is not the hash of the record before")
+            return Verification(
+                count, sequence, "previousHash is not the hash of the record before"
+            )
         if hash_of(record) != record["hash"]:
             return Verification(count, sequence, "hash does not match the record's content")
         previous = record["hash"]

@@ -205,7 +205,12 @@ async def organizations_with_chains(session: AsyncSession) -> list[str]:
     return await repository.organizations_with_chains(session)
 
 
-_ID_KINDS = {"usr": "console_user", "key": "api_key", "oag": "oauth_grant", "pss": "platform_session"}
+_ID_KINDS = {
+    "usr": "console_user",
+    "key": "api_key",
+    "oag": "oauth_grant",
+    "pss": "platform_session",
+}
 
 
 def actor_of_id(actor_id: str) -> dict[str, str]:

@@ -221,6 +221,4 @@ async def decide_as_owner(
         return record
     if record.actor_id == caller.actor_id:
         raise Forbidden("A credential cannot decide its own call: another owner decides")
-    return await decide(
-        record, approved=approved, decided_by=caller.actor_id, via=via, now=now
-    )
+    return await decide(record, approved=approved, decided_by=caller.actor_id, via=via, now=now)

@@ -29,3 +29,29 @@ async def test_confirmed_and_refused_tool_calls_are_recorded(app, tenant):
     assert decided[approve]["detail"]["tool"] == "create_transfer"
     assert decided[approve]["detail"]["origin"] == "mcp"
     assert decided[approve]["detail"]["caller"]["type"] == "organization_key"
+
+
+async def test_a_tool_call_denied_by_the_agents_limits_is_recorded_a_dry_run_is_not(app, owner):
+    """The tools' runner (MCP, the assistant) writes the denial after its rollback; the
+    assistant's preview (a dry run, always rolled back) records nothing."""
+    from corridor.tools.registry import ToolError, dry_run, parse_arguments, tool_for
+    from tests.tools.support import caller_of, environment_of, refused
+    from tests.tools.test_registry import _payment
+
+    agent = await owner.create_agent()
+    caller = await caller_of(app, (await owner.agent_key(agent["id"]))["secret"])
+    payment = _payment(owner, "500.01", submit=True)
+    error = await refused(app, caller, "create_transfer", **payment)
+    assert error.code == "agent_limit_exceeded"
+    tool = tool_for(caller, app.state.settings, "create_transfer")
+    try:
+        await dry_run(environment_of(app), caller, tool, parse_arguments(tool, payment))
+    except ToolError as previewed:
+        assert previewed.code == "agent_limit_exceeded"
+    events = (
+        await owner.client.get(
+            "/v1/audit-events", params={"agentId": agent["id"], "kind": "agent.payment.denied"}
+        )
+    ).json()["data"]
+    assert len(events) == 1
+    assert events[0]["detail"]["code"] == "per_transfer_limit_exceeded"

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import builtins
 import json
 from datetime import datetime
 from typing import Any
@@ -60,7 +61,7 @@ class AuditEvents(Resource):
         kind: str | None = None,
         created_after: datetime | None = None,
         created_before: datetime | None = None,
-    ) -> list[dict[str, Any]]:
+    ) -> builtins.list[dict[str, Any]]:
         """Every record the filters select, oldest first (sequence order), as the JSON
         objects the server hashed: verify them offline (docs, "Audit chain")."""
         query = _filters(agent_id, transfer_id, kind, created_after, created_before)

@@ -4278,7 +4278,30 @@ export interface components {
              */
             id: string;
         };
-        /** AuditEventRead */
+        /**
+         * AuditEventRead
+         * @example {
+         *       "id": "aud_01m8g36zeg3a53f1w82pckqffk",
+         *       "sequence": 10,
+         *       "kind": "agent.payment.denied",
+         *       "agentId": "agt_01m8g36zdya42pad3jnwr8rgk2",
+         *       "transferId": "tfr_01m8g36ze972dpqxt03aj04m24",
+         *       "mandateId": null,
+         *       "actor": {
+         *         "type": "agent_key",
+         *         "id": "key_01m8g36ze438f567bdhxyzpxe5"
+         *       },
+         *       "outcome": "denied",
+         *       "detail": {
+         *         "amount": 1000,
+         *         "currency": "USD",
+         *         "code": "agent_destination_not_allowed"
+         *       },
+         *       "createdAt": "2026-11-18T12:00:00.000Z",
+         *       "previousHash": "sha256:c6a7fafeeadefc4dbaedb4825b3697e8c7e43d9891d38d23c528192cbd410cfd",
+         *       "hash": "sha256:2562e7e7ab1c29991e28853cdcf2d2a00c8982273ef8de05f9849cacb3b9ac27"
+         *     }
+         */
         AuditEventRead: {
             /**
              * Id
@@ -7215,7 +7238,36 @@ export interface components {
             /** Hasmore */
             hasMore: boolean;
         };
-        /** ListResponse[AuditEventRead] */
+        /**
+         * ListResponse[AuditEventRead]
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "aud_01m8g36zeg3a53f1w82pckqffk",
+         *           "sequence": 10,
+         *           "kind": "agent.payment.denied",
+         *           "agentId": "agt_01m8g36zdya42pad3jnwr8rgk2",
+         *           "transferId": "tfr_01m8g36ze972dpqxt03aj04m24",
+         *           "mandateId": null,
+         *           "actor": {
+         *             "type": "agent_key",
+         *             "id": "key_01m8g36ze438f567bdhxyzpxe5"
+         *           },
+         *           "outcome": "denied",
+         *           "detail": {
+         *             "amount": 1000,
+         *             "currency": "USD",
+         *             "code": "agent_destination_not_allowed"
+         *           },
+         *           "createdAt": "2026-11-18T12:00:00.000Z",
+         *           "previousHash": "sha256:c6a7fafeeadefc4dbaedb4825b3697e8c7e43d9891d38d23c528192cbd410cfd",
+         *           "hash": "sha256:2562e7e7ab1c29991e28853cdcf2d2a00c8982273ef8de05f9849cacb3b9ac27"
+         *         }
+         *       ],
+         *       "nextCursor": null,
+         *       "hasMore": false
+         *     }
+         */
         ListResponse_AuditEventRead_: {
             /** Data */
             data: components["schemas"]["AuditEventRead"][];
@@ -32704,6 +32756,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "aud_01m8g36zeg3a53f1w82pckqffk",
+                     *           "sequence": 10,
+                     *           "kind": "agent.payment.denied",
+                     *           "agentId": "agt_01m8g36zdya42pad3jnwr8rgk2",
+                     *           "transferId": "tfr_01m8g36ze972dpqxt03aj04m24",
+                     *           "mandateId": null,
+                     *           "actor": {
+                     *             "type": "agent_key",
+                     *             "id": "key_01m8g36ze438f567bdhxyzpxe5"
+                     *           },
+                     *           "outcome": "denied",
+                     *           "detail": {
+                     *             "amount": 1000,
+                     *             "currency": "USD",
+                     *             "code": "agent_destination_not_allowed"
+                     *           },
+                     *           "createdAt": "2026-11-18T12:00:00.000Z",
+                     *           "previousHash": "sha256:c6a7fafeeadefc4dbaedb4825b3697e8c7e43d9891d38d23c528192cbd410cfd",
+                     *           "hash": "sha256:2562e7e7ab1c29991e28853cdcf2d2a00c8982273ef8de05f9849cacb3b9ac27"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListResponse_AuditEventRead_"];
                 };
             };
@@ -32887,6 +32968,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "aud_01m8g36zeg3a53f1w82pckqffk",
+                     *       "sequence": 10,
+                     *       "kind": "agent.payment.denied",
+                     *       "agentId": "agt_01m8g36zdya42pad3jnwr8rgk2",
+                     *       "transferId": "tfr_01m8g36ze972dpqxt03aj04m24",
+                     *       "mandateId": null,
+                     *       "actor": {
+                     *         "type": "agent_key",
+                     *         "id": "key_01m8g36ze438f567bdhxyzpxe5"
+                     *       },
+                     *       "outcome": "denied",
+                     *       "detail": {
+                     *         "amount": 1000,
+                     *         "currency": "USD",
+                     *         "code": "agent_destination_not_allowed"
+                     *       },
+                     *       "createdAt": "2026-11-18T12:00:00.000Z",
+                     *       "previousHash": "sha256:c6a7fafeeadefc4dbaedb4825b3697e8c7e43d9891d38d23c528192cbd410cfd",
+                     *       "hash": "sha256:2562e7e7ab1c29991e28853cdcf2d2a00c8982273ef8de05f9849cacb3b9ac27"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuditEventRead"];
                 };
             };

@@ -20,6 +20,7 @@ from corridor.agents.mandates.endpoints import router as mandates_router
 from corridor.assistant.confirmations import decided_as_confirmation
 from corridor.assistant.endpoints import router as assistant_router
 from corridor.assistant.execution import AssistantEnvironment
+from corridor.audit.endpoints import router as audit_router
 from corridor.bankfiles.endpoints import router as bank_files_router
 from corridor.bankfiles.profile import install_file_rails
 from corridor.clocks.endpoints import router as clocks_router
@@ -102,6 +103,7 @@ ROUTERS = [
     mcp_metadata_router,
     request_logs_router,
     receipts_router,
+    audit_router,
 ]
 
 DESCRIPTION = """

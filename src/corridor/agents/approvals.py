@@ -18,6 +18,8 @@ from corridor.agents.enforcement import destination_allowed, is_new_payee, limit
 from corridor.agents.errors import AgentApprovalRefused, NotAwaitingApproval
 from corridor.agents.mandates import service as mandates
 from corridor.agents.rules import AgentStatus, ApprovalDecision, NewPayeeAction
+from corridor.audit import service as audit
+from corridor.audit.rules import AuditKind, AuditOutcome
 from corridor.auth.callers import Caller
 from corridor.kit import metrics
 from corridor.kit.clock import isoformat_z
@@ -55,6 +57,34 @@ def approval_refusal(agent: Agent, transfer: Transfer) -> AgentApprovalRefused |
     return None
 
 
+async def _audit(
+    session: AsyncSession,
+    caller: Caller,
+    transfer: Transfer,
+    outcome: AuditOutcome,
+    reason: str | None,
+    now: datetime,
+) -> None:
+    """The owner's decision on the audit chain, in the decision's transaction."""
+    await audit.append(
+        session,
+        organization_id=caller.organization_id,
+        kind=AuditKind.APPROVAL_APPROVED
+        if outcome is AuditOutcome.APPROVED
+        else AuditKind.APPROVAL_DECLINED,
+        actor=audit.actor(caller),
+        outcome=outcome,
+        agent_id=transfer.agent_id,
+        transfer_id=transfer.id,
+        detail={
+            "amount": transfer.source_amount,
+            "currency": transfer.source_currency,
+            "reason": reason,
+        },
+        at=now,
+    )
+
+
 async def decide(
     session: AsyncSession,
     *,
@@ -78,6 +108,7 @@ async def decide(
     assert agent is not None
     if decision == ApprovalDecision.DECLINE:
         metrics.after_commit(session, metrics.AGENT_DECISIONS.labels("declined", "").inc)
+        await _audit(session, caller, transfer, AuditOutcome.DECLINED, reason, now)
         transfer.agent_approval_status = AgentApprovalStatus.DECLINED.value
         transfer.cancellation = {
             "reason": reason,
@@ -94,6 +125,7 @@ async def decide(
         raise refusal
     transfer.agent_approval_status = AgentApprovalStatus.APPROVED.value
     metrics.after_commit(session, metrics.AGENT_DECISIONS.labels("approved", "").inc)
+    await _audit(session, caller, transfer, AuditOutcome.APPROVED, reason, now)
     submitted = await actions.submit(
         session, caller=caller, transfer=transfer, legs=legs, plugins=plugins, now=now
     )

@@ -36,6 +36,8 @@ from corridor.agents.errors import (
 )
 from corridor.agents.mandates import service as mandates
 from corridor.agents.rules import AgentStatus, NewPayeeAction, OverLimitAction, PayeeType
+from corridor.audit import service as audit
+from corridor.audit.rules import AuditKind, AuditOutcome
 from corridor.auth.callers import Caller, CallerKind
 from corridor.kit import metrics
 from corridor.kit.errors import CorridorError, ServiceUnavailable
@@ -120,6 +122,17 @@ def decision_code(error: CorridorError) -> str:
     return metrics.bounded(code or error.code)
 
 
+def _denial_code(error: CorridorError) -> str:
+    """The refusal's code for the audit chain: the broken limit's own when it has one."""
+    denial = error.extra.get("denial")
+    code = denial.get("code") if isinstance(denial, dict) else None
+    return str(code or error.code)
+
+
+def _payment_detail(transfer: Transfer) -> dict[str, object]:
+    return {"amount": transfer.source_amount, "currency": transfer.source_currency}
+
+
 class AgentSpendGuard:
     """Spec 5.4 and 7 on every submit by an agent key; other callers pass untouched."""
 
@@ -146,7 +159,35 @@ class AgentSpendGuard:
             held = await self._check(session, caller=caller, transfer=transfer, now=now)
         except CorridorError as refused:
             metrics.AGENT_DECISIONS.labels("denied", decision_code(refused)).inc()
+            # Rolled back with the submit: recorded after, in its own transaction.
+            audit.defer_until_rollback(
+                refused,
+                audit.Deferred(
+                    organization_id=caller.organization_id,
+                    kind=AuditKind.PAYMENT_DENIED,
+                    actor=audit.actor(caller),
+                    outcome=AuditOutcome.DENIED,
+                    at=now,
+                    agent_id=caller.agent_id,
+                    transfer_id=transfer.id,
+                    detail={**_payment_detail(transfer), "code": _denial_code(refused)},
+                ),
+            )
             raise
+        await audit.append(
+            session,
+            organization_id=caller.organization_id,
+            kind=AuditKind.PAYMENT_ALLOWED if held is None else AuditKind.PAYMENT_PARKED,
+            actor=audit.actor(caller),
+            outcome=AuditOutcome.ALLOWED if held is None else AuditOutcome.PARKED,
+            agent_id=caller.agent_id,
+            transfer_id=transfer.id,
+            mandate_id=transfer.mandate_id,
+            detail=_payment_detail(transfer)
+            if held is None
+            else {**_payment_detail(transfer), "code": _denial_code(held.refusal)},
+            at=now,
+        )
         counted = (
             metrics.AGENT_DECISIONS.labels("allowed", "")
             if held is None

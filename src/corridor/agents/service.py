@@ -13,6 +13,8 @@ from corridor.accounts import service as accounts
 from corridor.agents import repository, spend
 from corridor.agents.rules import AgentStatus, PayeeType
 from corridor.agents.schemas import AgentCreate, AgentRead, AgentUpdate, AllowlistEntry, LimitsIn
+from corridor.audit import service as audit
+from corridor.audit.rules import AuditKind, AuditOutcome
 from corridor.auth import service as auth
 from corridor.auth.callers import Caller, CallerKind, ToolConfirmation
 from corridor.auth.scopes import AGENT_KEY_SCOPES, Scope
@@ -151,6 +153,28 @@ def _emit(session: AsyncSession, event_type: str, agent: Agent, now: datetime) -
     )
 
 
+async def _audit(
+    session: AsyncSession,
+    caller: Caller,
+    agent: Agent,
+    kind: AuditKind,
+    outcome: AuditOutcome,
+    detail: dict[str, Any],
+    now: datetime,
+) -> None:
+    """The change on the audit chain, in its own transaction."""
+    await audit.append(
+        session,
+        organization_id=agent.organization_id,
+        kind=kind,
+        actor=audit.actor(caller),
+        outcome=outcome,
+        agent_id=agent.id,
+        detail=detail,
+        at=now,
+    )
+
+
 async def create_agent(
     session: AsyncSession, *, caller: Caller, data: AgentCreate, now: datetime
 ) -> Agent:
@@ -198,6 +222,7 @@ async def create_agent(
     session.add(agent)
     await session.flush()
     _emit(session, AGENT_CREATED, agent, now)
+    await _audit(session, caller, agent, AuditKind.AGENT_CREATED, AuditOutcome.CREATED, {}, now)
     return agent
 
 
@@ -289,6 +314,15 @@ async def update_agent(
             setattr(agent, name, value)
         agent.updated_at = now
         _emit(session, AGENT_UPDATED, agent, now)
+        await _audit(
+            session,
+            caller,
+            agent,
+            AuditKind.AGENT_UPDATED,
+            AuditOutcome.UPDATED,
+            {"changed": sorted(to_camel(name) for name in changed)},
+            now,
+        )
     return agent
 
 
@@ -307,6 +341,7 @@ async def revoke_agent(
     for key in await repository.live_keys_of(session, agent.id):
         key.revoked_at = now
     _emit(session, AGENT_REVOKED, agent, now)
+    await _audit(session, caller, agent, AuditKind.AGENT_REVOKED, AuditOutcome.REVOKED, {}, now)
     return agent
 
 
@@ -351,6 +386,15 @@ async def create_agent_key(
     )
     session.add(key)
     await session.flush()
+    await _audit(
+        session,
+        caller,
+        agent,
+        AuditKind.KEY_ISSUED,
+        AuditOutcome.ISSUED,
+        {"keyId": key.id, "prefix": key.prefix, "environment": key_environment},
+        now,
+    )
     return key, secret
 
 
@@ -408,6 +452,15 @@ async def revoke_agent_key(
     key = await get_visible(session, repository.keys_of(agent.id), key_id, locked=True)
     if key.revoked_at is None:
         key.revoked_at = now
+        await _audit(
+            session,
+            caller,
+            agent,
+            AuditKind.KEY_REVOKED,
+            AuditOutcome.REVOKED,
+            {"keyId": key.id, "prefix": key.prefix},
+            now,
+        )
     return key
 
 

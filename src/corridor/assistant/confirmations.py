@@ -58,7 +58,7 @@ async def confirm(
         raise ArgumentsChanged()
     record = await confirmation_rows.of_assistant_call(session, call.id)
     if record is not None:
-        confirmations.decide(
+        await confirmations.decide(
             record, approved=approved, decided_by=caller.actor_id, via=via, now=now
         )
     call.decided_by, call.decided_at = caller.actor_id, now

@@ -339,7 +339,7 @@ async def cancel_run(
             call.decided_by = caller.actor_id
             record = await confirmation_rows.of_assistant_call(session, call.id)
             if record is not None and record.status == ConfirmationStatus.PENDING:
-                confirmations.decide(
+                await confirmations.decide(
                     record,
                     approved=False,
                     decided_by=caller.actor_id,

@@ -14,6 +14,7 @@ from corridor.cli import encryption  # noqa: F401  encrypt-secret, reencrypt-sec
 from corridor.cli import trigger  # noqa: F401
 from corridor.cli import (
     agents,
+    audit,
     bank_files,
     customers,
     keys,
@@ -38,5 +39,6 @@ app.add_typer(transfers.app, name="transfers")
 app.add_typer(agents.app, name="agents")
 app.add_typer(logs.app, name="logs")
 app.add_typer(receipts.app, name="receipts")
+app.add_typer(audit.app, name="audit")
 
 __all__ = ["app", "main"]

@@ -11,8 +11,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_object_session
 
+from corridor.audit import service as audit
+from corridor.audit.rules import AuditKind, AuditOutcome
 from corridor.auth.callers import Caller
 from corridor.confirmations import repository
 from corridor.confirmations.errors import ConfirmationUsed
@@ -72,7 +74,7 @@ def open_confirmation(
     return record
 
 
-def decide(
+async def decide(
     record: ToolConfirmationRecord,
     *,
     approved: bool,
@@ -93,6 +95,24 @@ def decide(
     record.decided_by = decided_by
     record.decided_via = via.value
     record.decided_at = now
+    session = async_object_session(record)
+    assert session is not None, "a confirmation is decided in its loading session"
+    await audit.append(
+        session,
+        organization_id=record.organization_id,
+        kind=AuditKind.TOOL_CONFIRMED if approved else AuditKind.TOOL_REFUSED,
+        actor=audit.actor_of_id(decided_by),
+        outcome=AuditOutcome.CONFIRMED if approved else AuditOutcome.REFUSED,
+        agent_id=record.agent_id,
+        detail={
+            "confirmationId": record.id,
+            "tool": record.tool,
+            "origin": record.origin,
+            "via": via.value,
+            "caller": {"type": record.credential_kind, "id": record.actor_id},
+        },
+        at=now,
+    )
     return record
 
 
@@ -201,4 +221,4 @@ async def decide_as_owner(
         return record
     if record.actor_id == caller.actor_id:
         raise Forbidden("A credential cannot decide its own call: another owner decides")
-    return decide(record, approved=approved, decided_by=caller.actor_id, via=via, now=now)
+    return await decide(record, approved=approved, decided_by=caller.actor_id, via=via, now=now)

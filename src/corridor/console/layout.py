@@ -35,6 +35,7 @@ NAVIGATION: list[NavItem] = [
     NavItem("/console/webhooks", "Webhooks"),
     NavItem("/console/api-keys", "API keys"),
     NavItem("/console/logs", "Logs"),
+    NavItem("/console/audit", "Audit"),
     NavItem("/console/connected-apps", "Connected apps"),
     NavItem("/console/settings", "Settings"),
     NavItem("/console/assistant", "Assistant", starts_group=True),

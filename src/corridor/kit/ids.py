@@ -9,7 +9,7 @@ import time
 
 PREFIXES = frozenset(
     "org cus acc vba vwa inw ext ewa cp tfr tleg quo agt key ep msg thr amsg run tc doc frt "
-    "tos rfi vs usr req ae jnl pst idk cs dlv atmpt pss mcps tcf sgk rcpt wrk bkf ocl oar oag otk stm stl mdt".split()
+    "tos rfi vs usr req ae jnl pst idk cs dlv atmpt pss mcps tcf sgk rcpt wrk bkf ocl oar oag otk stm stl mdt aud".split()
 )
 
 _ID_PATTERN = re.compile(r"^[a-z]+_[0-9a-hjkmnp-tv-z]{26}$")

@@ -174,7 +174,7 @@ async def _execute(
         if decision is not None:
             approved, via = decision
             try:
-                confirmations.decide(
+                await confirmations.decide(
                     record, approved=approved, decided_by=caller.actor_id, via=via, now=now
                 )
             except ConfirmationUsed as used:

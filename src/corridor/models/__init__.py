@@ -2,6 +2,7 @@
 
 from corridor.models import (  # noqa: F401  (register their tables)
     assistant,
+    audit,
     bank_file,
     clock,
     confirmation,

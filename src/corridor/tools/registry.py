@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.config import Settings
-from corridor.kit import metrics, tracing
+from corridor.kit import aftermath, metrics, tracing
 from corridor.kit.clock import Clock
 from corridor.kit.db import Database
 from corridor.kit.errors import CorridorError, Forbidden
@@ -117,6 +117,7 @@ async def _run_tool(
             result = await tool.handler(context, arguments)
         except CorridorError as error:
             await session.rollback()
+            await aftermath.write_after(environment.database, error)
             raise ToolError.of(error) from None
         except BaseException:
             await session.rollback()
@@ -146,6 +147,7 @@ async def run_in_session(
             result = await tool.handler(context, arguments)
         except CorridorError as error:
             await savepoint.rollback()
+            await aftermath.write_within(session, error)
             raise ToolError.of(error) from None
         except BaseException:
             await savepoint.rollback()

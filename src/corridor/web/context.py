@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.config import Settings
+from corridor.kit import aftermath
 from corridor.kit.clock import Clock
 from corridor.kit.db import Database
 from corridor.kit.errors import CorridorError, ValidationFailed, render_error
@@ -211,6 +212,7 @@ async def _request_context(
             yield context
         except CorridorError as error:
             await session.rollback()
+            await aftermath.write_after(state.database, error)
             if claim is not None:
                 await _settle_claim_after_error(state.database, claim, error)
             raise
@@ -285,6 +287,7 @@ async def _member_context(
         yield context
     except CorridorError as error:
         await member.finish(ok=False)
+        await aftermath.write_after(state.database, error)
         if claim is not None:
             await _settle_claim_after_error(state.database, claim, error)
         raise

@@ -280,6 +280,47 @@ class AttemptStatus(StrEnum):
     fail = "FAIL"
 
 
+class AuditActor(CorridorModel):
+    type: Annotated[str, Field(title="Type")]
+    """
+    agent_key, organization_key, console_user, oauth_grant, platform_session, api_key (a decision known by its key id only) or cli
+    """
+    id: Annotated[str, Field(title="Id")]
+    """
+    The credential or user: key_…, usr_…, oag_…, pss_…
+    """
+
+
+class AuditEventRead(CorridorModel):
+    id: Annotated[str, Field(title="Id")]
+    """
+    aud_…
+    """
+    sequence: Annotated[int, Field(title="Sequence")]
+    """
+    From 1 per organization, with no gaps
+    """
+    kind: Annotated[str, Field(title="Kind")]
+    """
+    What was decided: agent.payment.allowed, … (API.md 9)
+    """
+    agent_id: Annotated[str | None, Field(alias="agentId", title="Agentid")]
+    transfer_id: Annotated[str | None, Field(alias="transferId", title="Transferid")]
+    mandate_id: Annotated[str | None, Field(alias="mandateId", title="Mandateid")]
+    actor: AuditActor
+    outcome: Annotated[str, Field(title="Outcome")]
+    detail: Annotated[dict[str, Any], Field(title="Detail")]
+    created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
+    previous_hash: Annotated[str, Field(alias="previousHash", title="Previoushash")]
+    """
+    The hash of the record before (sequence 1: sha256:0…0)
+    """
+    hash: Annotated[str, Field(title="Hash")]
+    """
+    sha256: and the hex SHA-256 of the RFC 8785 canonical JSON of this item without `hash`
+    """
+
+
 class BalanceRead(CorridorModel):
     """
     available = posted − pending debits; pending = pending credits; total = both.
@@ -2219,6 +2260,15 @@ class LineStatus(StrEnum):
 
 class ListResponseAccountRead(CorridorModel):
     data: Annotated[list[AccountRead], Field(title="Data")]
+    next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
+    """
+    Pass as `cursor` for the next page
+    """
+    has_more: Annotated[bool, Field(alias="hasMore", title="Hasmore")]
+
+
+class ListResponseAuditEventRead(CorridorModel):
+    data: Annotated[list[AuditEventRead], Field(title="Data")]
     next_cursor: Annotated[str | None, Field(alias="nextCursor", title="Nextcursor")] = None
     """
     Pass as `cursor` for the next page

@@ -2996,6 +2996,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description The organization's tamper-evident audit chain, newest first: every agent payment
+         *     allowed, parked or denied (with the denial's code), every owner's approval or decline,
+         *     agent keys issued and revoked, agents created, updated and revoked, and write-tool
+         *     calls confirmed or refused. Each record links to the one before by its hash (API.md 9).
+         *     Needs `organizations:read`; an agent's key reads its own agent's records only; a
+         *     caller bound to one customer is refused.
+         */
+        get: operations["list_audit_events_v1_audit_events_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit-events/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export audit events as JSON lines
+         * @description The records the filters select, oldest first (sequence order), one JSON object per
+         *     line (`application/x-ndjson`), streamed: the same items as the list, so a whole
+         *     organization's export can be verified offline (API.md 9, docs "Audit chain").
+         */
+        get: operations["export_audit_events_v1_audit_events_export_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit-events/{event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an audit event */
+        get: operations["get_audit_event_v1_audit_events__event_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4320,6 +4384,85 @@ export interface components {
          * @enum {string}
          */
         AttemptStatus: "SENDING" | "SUCCESS" | "FAIL";
+        /** AuditActor */
+        AuditActor: {
+            /**
+             * Type
+             * @description agent_key, organization_key, console_user, oauth_grant, platform_session, api_key (a decision known by its key id only) or cli
+             */
+            type: string;
+            /**
+             * Id
+             * @description The credential or user: key_…, usr_…, oag_…, pss_…
+             */
+            id: string;
+        };
+        /**
+         * AuditEventRead
+         * @example {
+         *       "id": "aud_01m8g36zeg3a53f1w82pckqffk",
+         *       "sequence": 10,
+         *       "kind": "agent.payment.denied",
+         *       "agentId": "agt_01m8g36zdya42pad3jnwr8rgk2",
+         *       "transferId": "tfr_01m8g36ze972dpqxt03aj04m24",
+         *       "mandateId": null,
+         *       "actor": {
+         *         "type": "agent_key",
+         *         "id": "key_01m8g36ze438f567bdhxyzpxe5"
+         *       },
+         *       "outcome": "denied",
+         *       "detail": {
+         *         "amount": 1000,
+         *         "currency": "USD",
+         *         "code": "agent_destination_not_allowed"
+         *       },
+         *       "createdAt": "2026-11-18T12:00:00.000Z",
+         *       "previousHash": "sha256:c6a7fafeeadefc4dbaedb4825b3697e8c7e43d9891d38d23c528192cbd410cfd",
+         *       "hash": "sha256:2562e7e7ab1c29991e28853cdcf2d2a00c8982273ef8de05f9849cacb3b9ac27"
+         *     }
+         */
+        AuditEventRead: {
+            /**
+             * Id
+             * @description aud_…
+             */
+            id: string;
+            /**
+             * Sequence
+             * @description From 1 per organization, with no gaps
+             */
+            sequence: number;
+            /**
+             * Kind
+             * @description What was decided: agent.payment.allowed, … (API.md 9)
+             */
+            kind: string;
+            /** Agentid */
+            agentId: string | null;
+            /** Transferid */
+            transferId: string | null;
+            /** Mandateid */
+            mandateId: string | null;
+            actor: components["schemas"]["AuditActor"];
+            /** Outcome */
+            outcome: string;
+            /** Detail */
+            detail: {
+                [key: string]: unknown;
+            };
+            /** Createdat */
+            createdAt: string;
+            /**
+             * Previoushash
+             * @description The hash of the record before (sequence 1: sha256:0…0)
+             */
+            previousHash: string;
+            /**
+             * Hash
+             * @description sha256: and the hex SHA-256 of the RFC 8785 canonical JSON of this item without `hash`
+             */
+            hash: string;
+        };
         /**
          * BalanceRead
          * @description available = posted − pending debits; pending = pending credits; total = both.
@@ -7243,6 +7386,47 @@ export interface components {
         ListResponse_AttemptRead_: {
             /** Data */
             data: components["schemas"]["AttemptRead"][];
+            /**
+             * Nextcursor
+             * @description Pass as `cursor` for the next page
+             */
+            nextCursor?: string | null;
+            /** Hasmore */
+            hasMore: boolean;
+        };
+        /**
+         * ListResponse[AuditEventRead]
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "aud_01m8g36zeg3a53f1w82pckqffk",
+         *           "sequence": 10,
+         *           "kind": "agent.payment.denied",
+         *           "agentId": "agt_01m8g36zdya42pad3jnwr8rgk2",
+         *           "transferId": "tfr_01m8g36ze972dpqxt03aj04m24",
+         *           "mandateId": null,
+         *           "actor": {
+         *             "type": "agent_key",
+         *             "id": "key_01m8g36ze438f567bdhxyzpxe5"
+         *           },
+         *           "outcome": "denied",
+         *           "detail": {
+         *             "amount": 1000,
+         *             "currency": "USD",
+         *             "code": "agent_destination_not_allowed"
+         *           },
+         *           "createdAt": "2026-11-18T12:00:00.000Z",
+         *           "previousHash": "sha256:c6a7fafeeadefc4dbaedb4825b3697e8c7e43d9891d38d23c528192cbd410cfd",
+         *           "hash": "sha256:2562e7e7ab1c29991e28853cdcf2d2a00c8982273ef8de05f9849cacb3b9ac27"
+         *         }
+         *       ],
+         *       "nextCursor": null,
+         *       "hasMore": false
+         *     }
+         */
+        ListResponse_AuditEventRead_: {
+            /** Data */
+            data: components["schemas"]["AuditEventRead"][];
             /**
              * Nextcursor
              * @description Pass as `cursor` for the next page
@@ -33554,6 +33738,340 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ReceiptList"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    list_audit_events_v1_audit_events_get: {
+        parameters: {
+            query?: {
+                /** @description Only this agent's (agt_…) */
+                agentId?: string | null;
+                /** @description Only this transfer's (tfr_…) */
+                transferId?: string | null;
+                /** @description Only this kind (`agent.payment.denied`) */
+                kind?: string | null;
+                createdAfter?: string | null;
+                createdBefore?: string | null;
+                /** @description Items per page, 1 to 250 */
+                limit?: number;
+                /** @description `nextCursor` of the previous page */
+                cursor?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "aud_01m8g36zeg3a53f1w82pckqffk",
+                     *           "sequence": 10,
+                     *           "kind": "agent.payment.denied",
+                     *           "agentId": "agt_01m8g36zdya42pad3jnwr8rgk2",
+                     *           "transferId": "tfr_01m8g36ze972dpqxt03aj04m24",
+                     *           "mandateId": null,
+                     *           "actor": {
+                     *             "type": "agent_key",
+                     *             "id": "key_01m8g36ze438f567bdhxyzpxe5"
+                     *           },
+                     *           "outcome": "denied",
+                     *           "detail": {
+                     *             "amount": 1000,
+                     *             "currency": "USD",
+                     *             "code": "agent_destination_not_allowed"
+                     *           },
+                     *           "createdAt": "2026-11-18T12:00:00.000Z",
+                     *           "previousHash": "sha256:c6a7fafeeadefc4dbaedb4825b3697e8c7e43d9891d38d23c528192cbd410cfd",
+                     *           "hash": "sha256:2562e7e7ab1c29991e28853cdcf2d2a00c8982273ef8de05f9849cacb3b9ac27"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListResponse_AuditEventRead_"];
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    export_audit_events_v1_audit_events_export_get: {
+        parameters: {
+            query?: {
+                /** @description Only this agent's (agt_…) */
+                agentId?: string | null;
+                /** @description Only this transfer's (tfr_…) */
+                transferId?: string | null;
+                /** @description Only this kind (`agent.payment.denied`) */
+                kind?: string | null;
+                createdAfter?: string | null;
+                createdBefore?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One record per line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": unknown;
+                };
+            };
+            /** @description `invalid_json`: the body is not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: credentials missing, unknown, revoked or of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`, `sandbox_only` or `customer_binding_required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an id of another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_state`, `insufficient_funds`, `idempotency_key_reused` or `idempotency_key_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description `validation_error`: field-level problems, listed in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    get_audit_event_v1_audit_events__event_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "aud_01m8g36zeg3a53f1w82pckqffk",
+                     *       "sequence": 10,
+                     *       "kind": "agent.payment.denied",
+                     *       "agentId": "agt_01m8g36zdya42pad3jnwr8rgk2",
+                     *       "transferId": "tfr_01m8g36ze972dpqxt03aj04m24",
+                     *       "mandateId": null,
+                     *       "actor": {
+                     *         "type": "agent_key",
+                     *         "id": "key_01m8g36ze438f567bdhxyzpxe5"
+                     *       },
+                     *       "outcome": "denied",
+                     *       "detail": {
+                     *         "amount": 1000,
+                     *         "currency": "USD",
+                     *         "code": "agent_destination_not_allowed"
+                     *       },
+                     *       "createdAt": "2026-11-18T12:00:00.000Z",
+                     *       "previousHash": "sha256:c6a7fafeeadefc4dbaedb4825b3697e8c7e43d9891d38d23c528192cbd410cfd",
+                     *       "hash": "sha256:2562e7e7ab1c29991e28853cdcf2d2a00c8982273ef8de05f9849cacb3b9ac27"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditEventRead"];
                 };
             };
             /** @description `invalid_json`: the body is not a JSON object */

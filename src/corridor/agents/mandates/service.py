@@ -39,6 +39,9 @@ from corridor.agents.mandates.rules import (
 from corridor.agents.mandates.schemas import MandateCreate, MandateRead
 from corridor.agents.rules import AgentStatus, PayeeType
 from corridor.agents.schemas import AllowlistEntry
+from corridor.audit import rules as audit_rules
+from corridor.audit import service as audit
+from corridor.audit.rules import AuditKind, AuditOutcome
 from corridor.auth.callers import Caller, CallerKind
 from corridor.kit.db import get_visible
 from corridor.kit.errors import Forbidden, InvalidState, ServiceUnavailable, ValidationFailed
@@ -80,6 +83,37 @@ def _emit(session: AsyncSession, event_type: str, mandate: AgentMandate, now: da
         event_type=event_type,
         data=MandateRead.of(mandate, now).to_json_dict(),
         tags=[mandate.id, mandate.agent_id],
+        at=now,
+    )
+
+
+async def _audit(
+    session: AsyncSession,
+    kind: AuditKind,
+    outcome: AuditOutcome,
+    mandate: AgentMandate,
+    *,
+    actor: dict[str, str],
+    now: datetime,
+    transfer_id: str | None = None,
+) -> None:
+    """The mandate's change in the organization's audit chain (audit/), in its transaction."""
+    await audit.append(
+        session,
+        organization_id=mandate.organization_id,
+        kind=kind,
+        actor=actor,
+        outcome=outcome,
+        agent_id=mandate.agent_id,
+        transfer_id=transfer_id,
+        mandate_id=mandate.id,
+        detail={
+            "status": mandate.status,
+            "used": str(mandate.used),
+            "uses": mandate.uses,
+            "budget": str(mandate.budget_amount),
+            "maxUses": mandate.max_uses,
+        },
         at=now,
     )
 
@@ -221,6 +255,14 @@ async def create_mandate(
     session.add(mandate)
     await session.flush()
     _emit(session, MANDATE_CREATED, mandate, now)
+    await _audit(
+        session,
+        AuditKind.MANDATE_CREATED,
+        AuditOutcome.CREATED,
+        mandate,
+        actor=audit.actor(caller),
+        now=now,
+    )
     return mandate
 
 
@@ -249,6 +291,14 @@ async def revoke_mandate(
     mandate.updated_at = now
     await session.flush()
     _emit(session, MANDATE_REVOKED, mandate, now)
+    await _audit(
+        session,
+        AuditKind.MANDATE_REVOKED,
+        AuditOutcome.REVOKED,
+        mandate,
+        actor=audit.actor(caller),
+        now=now,
+    )
     return mandate
 
 
@@ -368,6 +418,15 @@ async def consume(
         assert mandate is not None
         transfer.mandate_id = mandate.id
         _emit(session, MANDATE_CONSUMED, mandate, now)
+        await _audit(
+            session,
+            AuditKind.MANDATE_CONSUMED,
+            AuditOutcome.CONSUMED,
+            mandate,
+            actor=audit_rules.actor_of("agent", agent.id),
+            now=now,
+            transfer_id=transfer.id,
+        )
         if consumed[2] == MandateStatus.EXHAUSTED:
             _emit(session, MANDATE_EXHAUSTED, mandate, now)
         await _expire_due(session, [other for other in mandates if other.id != mandate.id], now)

@@ -30,6 +30,7 @@ from corridor.customers import reading
 from corridor.customers import service as customers
 from corridor.customers.schemas.customer import CustomerRead, IndividualCustomerCreate
 from corridor.customers.states import CustomerStatus
+from corridor.kit import aftermath
 from corridor.kit.clock import Clock
 from corridor.kit.errors import CorridorError, NotFound, ValidationFailed
 from corridor.kit.money import CURRENCIES, MoneyError, from_decimal_string
@@ -523,6 +524,7 @@ async def agent_payment(console: ConsolePage) -> Response:
         if error.status >= 500:
             raise
         await console.session.rollback()
+        await aftermath.write_within(console.session, error)  # the audit chain's denial
         return await _page(console, status=error.status, failed="agent", error=error)
     await console.commit()
     if isinstance(outcome, Parked):

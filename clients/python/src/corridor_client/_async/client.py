@@ -14,6 +14,7 @@ from corridor_client._async._http import AsyncTransport
 from corridor_client._async.resources.accounts import AsyncAccounts
 from corridor_client._async.resources.agents import AsyncAgentMandatesById, AsyncAgents
 from corridor_client._async.resources.assistant import AsyncAssistant
+from corridor_client._async.resources.audit import AsyncAuditEvents
 from corridor_client._async.resources.bank_files import AsyncBankFiles
 from corridor_client._async.resources.customers import AsyncCustomers, AsyncTermsOfService
 from corridor_client._async.resources.documents import AsyncDocuments
@@ -80,6 +81,7 @@ class AsyncCorridor:
         self.organizations = AsyncOrganizations(transport)
         self.api_keys = AsyncApiKeys(transport)
         self.request_logs = AsyncRequestLogs(transport)
+        self.audit_events = AsyncAuditEvents(transport)
         self.console_sessions = AsyncConsoleSessions(transport)
         self.terms_of_service = AsyncTermsOfService(transport)
         self.customers = AsyncCustomers(transport)

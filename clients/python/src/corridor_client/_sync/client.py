@@ -17,6 +17,7 @@ from corridor_client._sync._http import Transport
 from corridor_client._sync.resources.accounts import Accounts
 from corridor_client._sync.resources.agents import AgentMandatesById, Agents
 from corridor_client._sync.resources.assistant import Assistant
+from corridor_client._sync.resources.audit import AuditEvents
 from corridor_client._sync.resources.bank_files import BankFiles
 from corridor_client._sync.resources.customers import Customers, TermsOfService
 from corridor_client._sync.resources.documents import Documents
@@ -82,6 +83,7 @@ class Corridor:
         self.organizations = Organizations(transport)
         self.api_keys = ApiKeys(transport)
         self.request_logs = RequestLogs(transport)
+        self.audit_events = AuditEvents(transport)
         self.console_sessions = ConsoleSessions(transport)
         self.terms_of_service = TermsOfService(transport)
         self.customers = Customers(transport)

@@ -108,7 +108,6 @@ async def decide(
     assert agent is not None
     if decision == ApprovalDecision.DECLINE:
         metrics.after_commit(session, metrics.AGENT_DECISIONS.labels("declined", "").inc)
-        await _audit(session, caller, transfer, AuditOutcome.DECLINED, reason, now)
         transfer.agent_approval_status = AgentApprovalStatus.DECLINED.value
         transfer.cancellation = {
             "reason": reason,
@@ -119,13 +118,15 @@ async def decide(
             session, transfer=transfer, legs=legs, target=TransferStatus.CANCELLED, now=now
         )
         await receipts.issue(session, transfer=transfer, kind=ReceiptKind.DECLINED, now=now)
+        # The chain's head last: it is the organization's one row every agent decision
+        # locks, so it is taken after the agent's and the account's rows, as a submit does.
+        await _audit(session, caller, transfer, AuditOutcome.DECLINED, reason, now)
         return TransferWithLegs(transfer, legs)
     refusal = approval_refusal(agent, transfer)
     if refusal is not None:
         raise refusal
     transfer.agent_approval_status = AgentApprovalStatus.APPROVED.value
     metrics.after_commit(session, metrics.AGENT_DECISIONS.labels("approved", "").inc)
-    await _audit(session, caller, transfer, AuditOutcome.APPROVED, reason, now)
     submitted = await actions.submit(
         session, caller=caller, transfer=transfer, legs=legs, plugins=plugins, now=now
     )
@@ -136,6 +137,7 @@ async def decide(
         session, agent=agent, transfer=transfer, payees=payees_of(transfer), now=now
     )
     await receipts.issue(session, transfer=transfer, kind=ReceiptKind.APPROVED, now=now)
+    await _audit(session, caller, transfer, AuditOutcome.APPROVED, reason, now)  # head last
     return submitted
 
 

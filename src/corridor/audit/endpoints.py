@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from datetime import datetime
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Any
 
 import orjson
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import StreamingResponse
 
-from corridor.audit import service
+from corridor.audit import rules, service
 from corridor.audit.rules import AuditFilters
 from corridor.audit.schemas import AuditEventRead
 from corridor.kit.clock import as_utc
@@ -97,12 +97,50 @@ async def list_audit_events(
     )
 
 
+def _export_example() -> str:
+    """Two lines of an export, chained as a real one is (`rules.verify` holds on them)."""
+    first: dict[str, Any] = {
+        "id": "aud_01m8g36zdz0k7p3v9x1c5b7n2q",
+        "sequence": 1,
+        "kind": "agent.key.issued",
+        "agentId": "agt_01m8g36zdya42pad3jnwr8rgk2",
+        "transferId": None,
+        "mandateId": None,
+        "actor": {"type": "console_user", "id": "usr_01m8g36zd4k2m6p8r0t2v4x6z8"},
+        "outcome": "issued",
+        "detail": {"keyId": "key_01m8g36ze438f567bdhxyzpxe5"},
+        "createdAt": "2026-11-18T11:58:00.000Z",
+        "previousHash": rules.GENESIS_HASH,
+    }
+    first["hash"] = rules.hash_of(first)
+    second: dict[str, Any] = {
+        "id": "aud_01m8g36zeg3a53f1w82pckqffk",
+        "sequence": 2,
+        "kind": "agent.payment.denied",
+        "agentId": "agt_01m8g36zdya42pad3jnwr8rgk2",
+        "transferId": "tfr_01m8g36ze972dpqxt03aj04m24",
+        "mandateId": None,
+        "actor": {"type": "agent_key", "id": "key_01m8g36ze438f567bdhxyzpxe5"},
+        "outcome": "denied",
+        "detail": {"amount": 1000, "currency": "USD", "code": "agent_destination_not_allowed"},
+        "createdAt": "2026-11-18T12:00:00.000Z",
+        "previousHash": first["hash"],
+    }
+    second["hash"] = rules.hash_of(second)
+    return "".join(orjson.dumps(line).decode() + "\n" for line in (first, second))
+
+
 @router.get(
     "/audit-events/export",
     tags=TAGS,
     summary="Export audit events as JSON lines",
     response_class=StreamingResponse,
-    responses={200: {"content": {NDJSON: {}}, "description": "One record per line"}},
+    responses={
+        200: {
+            "content": {NDJSON: {"schema": {"type": "string"}, "example": _export_example()}},
+            "description": "One record per line",
+        }
+    },
 )
 async def export_audit_events(
     request: Request,
@@ -136,5 +174,7 @@ async def export_audit_events(
     summary="Get an audit event",
 )
 async def get_audit_event(event_id: str, context: Context) -> AuditEventRead:
+    """One record of the organization's chain (`aud_…`), as the list shows it; an agent's
+    key reads only its own agent's records (another's: 404)."""
     found = await service.read_event(context.session, caller=context.caller, event_id=event_id)
     return AuditEventRead.model_validate(service.item_of(found))

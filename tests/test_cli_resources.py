@@ -297,7 +297,8 @@ async def test_agents_create_list_and_get(database_url, tenant):
                 database_url,
                 *("agents", "create", "--name", "Invoice bot", "--customer", customer["id"]),
                 *("--account", balance, "--per-transfer", "500", "--daily", "1000.50"),
-                *("--over-limit", "request-approval", "--json", *org),
+                *("--over-limit", "request-approval", "--daily-payments", "4"),
+                *("--new-payee", "request-approval", "--json", *org),
             )
         )
     )
@@ -306,12 +307,15 @@ async def test_agents_create_list_and_get(database_url, tenant):
         "perTransfer": "50000",
         "daily": "100050",
         "monthly": None,
+        "dailyPaymentCount": 4,
     }
+    assert created["newPayeeAction"] == "REQUEST_APPROVAL"
     assert created["overLimitAction"] == "REQUEST_APPROVAL" and created["status"] == "ACTIVE"
     listed = ok(corridor(database_url, "agents", "list", *org))
     assert created["id"] in listed and "per transfer 500.00 USD" in listed
     shown = ok(corridor(database_url, "agents", "get", created["id"], *org))
     assert "Invoice bot" in shown and "daily 1000.50 USD" in shown
+    assert "4 payments a day" in shown
     refused(
         corridor(database_url, "agents", "get", "agt_01jd3x0p6x9e3k2v1m8q4r7s5t", *org),
         1,

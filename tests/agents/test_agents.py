@@ -20,9 +20,11 @@ async def test_create_answers_the_agent_with_defaults(owner):
         "perTransfer": None,
         "daily": None,
         "monthly": None,
+        "dailyPaymentCount": None,
     }
     assert agent["destinationAllowlist"] == []
     assert agent["overLimitAction"] == "REJECT" and agent["status"] == "ACTIVE"
+    assert agent["newPayeeAction"] == "ALLOW"
     assert agent["description"] is None and agent["revokedAt"] is None
     created = await owner.events("agent.created")
     assert [event.data["id"] for event in created] == [agent["id"]]
@@ -33,7 +35,14 @@ async def test_create_keeps_every_field_sent(owner):
     agent = await owner.create_agent(
         description="Pays supplier invoices",
         overLimitAction="REQUEST_APPROVAL",
-        limits={"currency": "USD", "perTransfer": "1", "daily": "0", "monthly": "99"},
+        newPayeeAction="REQUEST_APPROVAL",
+        limits={
+            "currency": "USD",
+            "perTransfer": "1",
+            "daily": "0",
+            "monthly": "99",
+            "dailyPaymentCount": 3,
+        },
         destinationAllowlist=[
             {"type": "counterparty", "id": owner.counterparty_id},
             {"type": "external_account", "id": owner.payee_account_id},
@@ -41,7 +50,14 @@ async def test_create_keeps_every_field_sent(owner):
         ],
     )
     assert agent["description"] == "Pays supplier invoices"
-    assert agent["limits"] == {"currency": "USD", "perTransfer": "1", "daily": "0", "monthly": "99"}
+    assert agent["limits"] == {
+        "currency": "USD",
+        "perTransfer": "1",
+        "daily": "0",
+        "monthly": "99",
+        "dailyPaymentCount": 3,
+    }
+    assert agent["newPayeeAction"] == "REQUEST_APPROVAL"
     assert agent["destinationAllowlist"] == [
         {"type": "counterparty", "id": owner.counterparty_id},
         {"type": "external_account", "id": owner.payee_account_id},
@@ -157,6 +173,7 @@ async def test_update_changes_only_the_fields_sent_and_emits_once(owner):
         "perTransfer": "50000",
         "daily": "100000",
         "monthly": "2000000",
+        "dailyPaymentCount": None,
     }
     assert body["overLimitAction"] == "REQUEST_APPROVAL"
     cleared = await owner.client.patch(f"/v1/agents/{agent['id']}", json={"description": None})
@@ -315,6 +332,13 @@ async def test_spend_shows_each_window_with_its_reset(owner):
                 "resetsAt": "2026-12-01T00:00:00.000Z",
             },
         ],
+        "payments": {
+            "window": "day",
+            "limit": None,
+            "used": 1,
+            "remaining": None,
+            "resetsAt": "2026-11-19T00:00:00.000Z",
+        },
     }
 
 

@@ -51,6 +51,8 @@ async def test_create_an_agent_from_the_form(app, owner):
         "daily": "1,000",
         "monthly": "",
         "overLimitAction": "REQUEST_APPROVAL",
+        "dailyPaymentCount": "12",
+        "newPayeeAction": "REQUEST_APPROVAL",
         "allowlist": f"counterparty {owner.counterparty_id}\n",
     }
     async with console_browser(app, owner.tenant) as browser:
@@ -63,14 +65,17 @@ async def test_create_an_agent_from_the_form(app, owner):
         assert agent_id
         detail = await browser.get(location)
         assert "Agent created" in detail.text and "Supplier bot" in detail.text
+        assert "Payments today: <strong>0</strong> of 12" in detail.text
     agent = (await owner.client.get(f"/v1/agents/{agent_id.group(1)}")).json()
     assert agent["limits"] == {
         "currency": "USD",
         "perTransfer": "25000",
         "daily": "100000",
         "monthly": None,
+        "dailyPaymentCount": 12,
     }
     assert agent["overLimitAction"] == "REQUEST_APPROVAL"
+    assert agent["newPayeeAction"] == "REQUEST_APPROVAL"
     assert agent["destinationAllowlist"] == [{"type": "counterparty", "id": owner.counterparty_id}]
 
 
@@ -85,11 +90,12 @@ async def test_an_agent_form_with_problems_shows_them_at_the_fields(app, owner):
                 "customerId": owner.customer.id,
                 "sourceAccountId": owner.usd_account,
                 "perTransfer": "1.234",
+                "dailyPaymentCount": "0",
                 "allowlist": "just-one-word",
             },
         )
         assert typed.status_code == 422
-        for field in ("name", "perTransfer", "allowlist"):
+        for field in ("name", "perTransfer", "dailyPaymentCount", "allowlist"):
             assert f'id="{field}-error"' in typed.text, field
         assert f'value="{owner.usd_account}"' in typed.text  # what was typed stays
         wrong_currency = await post_form(

@@ -14,10 +14,10 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.agents import repository, service, spend
-from corridor.agents.enforcement import destination_allowed, limits_of, payees_of
+from corridor.agents.enforcement import destination_allowed, is_new_payee, limits_of, payees_of
 from corridor.agents.errors import AgentApprovalRefused, NotAwaitingApproval
 from corridor.agents.mandates import service as mandates
-from corridor.agents.rules import AgentStatus, ApprovalDecision
+from corridor.agents.rules import AgentStatus, ApprovalDecision, NewPayeeAction
 from corridor.auth.callers import Caller
 from corridor.kit import metrics
 from corridor.kit.clock import isoformat_z
@@ -34,7 +34,8 @@ from corridor.transfers.rules.states import AgentApprovalStatus, TransferStatus
 
 
 def approval_refusal(agent: Agent, transfer: Transfer) -> AgentApprovalRefused | None:
-    """What the spend-limit skip does not cover (spec 7), checked again at approval."""
+    """What the spend-limit skip does not cover (spec 7), checked again at approval. A
+    payee the agent never paid is no reason: approving is how it becomes known."""
     if agent.status != AgentStatus.ACTIVE:
         return AgentApprovalRefused(
             f"agent_{agent.status.lower()}",
@@ -110,18 +111,21 @@ async def decide(
 class PendingApproval:
     """A parked agent payment as an owner sees it before deciding: the agent, what it has
     spent in the windows of now, and the limit the payment breaks (None when it would fit
-    now, e.g. a new day began since it was parked)."""
+    now, e.g. a new day began since it was parked); `new_payee` when it pays a payee the
+    agent never paid and the agent's newPayeeAction asks for approval."""
 
     found: TransferWithLegs
     agent: Agent
     usage: spend.Usage
     denial: spend.Denial | None
+    new_payee: bool = False
 
     @property
     def over_minor(self) -> int | None:
-        """By how much the payment goes over the broken limit, in minor units."""
+        """By how much the payment goes over the broken limit, in minor units (None for
+        the daily payment count, which is no amount)."""
         denial = self.denial
-        if denial is None:
+        if denial is None or denial.counts_payments:
             return None
         return (denial.used_minor or 0) + denial.attempted_minor - denial.limit_minor
 
@@ -153,5 +157,8 @@ async def pending_approvals(
         denial = spend.evaluate(
             limits_of(agent), usage, attempted_minor=found.transfer.source_amount, now=now
         )
-        items.append(PendingApproval(found, agent, usage, denial))
+        new_payee = agent.new_payee_action == NewPayeeAction.REQUEST_APPROVAL and (
+            await is_new_payee(session, agent, found.transfer)
+        )
+        items.append(PendingApproval(found, agent, usage, denial, new_payee))
     return Page(items=items, next_cursor=parked.next_cursor, has_more=parked.has_more)

@@ -10,7 +10,12 @@ currency of its limits (`agent_currency_mismatch`), the payee on its allowlist
 one that concerns the payee does not admit it, consumed once the limits admit it), then
 the spend limits: over one, the submit is refused
 (`agent_limit_exceeded`) or, for REQUEST_APPROVAL agents, the draft is parked for an
-owner's decision (`agent_approval_required`).
+owner's decision (`agent_approval_required`). The limits include `dailyPaymentCount`,
+counted in the same guarded statement as the day's amount. An agent whose
+`newPayeeAction` is REQUEST_APPROVAL has a payment to a payee it never paid (`payee_of`;
+no other transfer of it to that payee submitted and not cancelled or failed) parked for
+an owner's decision (`denial.code` `new_payee`), whatever its overLimitAction, unless it
+rejects over-limit submits and this one is over a limit now (then refused).
 """
 
 from __future__ import annotations
@@ -21,14 +26,16 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.agents import repository, service, spend
 from corridor.agents.errors import (
+    NEW_PAYEE_CODE,
     AgentApprovalRequired,
     AgentCurrencyMismatch,
     AgentDestinationNotAllowed,
     AgentInactive,
     AgentLimitExceeded,
+    new_payee_body,
 )
 from corridor.agents.mandates import service as mandates
-from corridor.agents.rules import AgentStatus, OverLimitAction, PayeeType
+from corridor.agents.rules import AgentStatus, NewPayeeAction, OverLimitAction, PayeeType
 from corridor.auth.callers import Caller, CallerKind
 from corridor.kit import metrics
 from corridor.kit.errors import CorridorError, ServiceUnavailable
@@ -37,6 +44,7 @@ from corridor.receipts import service as receipts
 from corridor.receipts.rules import ReceiptKind
 from corridor.transfers import spending
 from corridor.transfers.plugins import HoldForApproval
+from corridor.transfers.rules.states import TransferStatus
 
 # A submit reads the spend and adds to it guarded; an add refused although the read said
 # it fits (spend taken back in between) reads and tries again, this often at most.
@@ -58,6 +66,39 @@ def payees_of(transfer: Transfer) -> set[tuple[str, str]]:
     return payees
 
 
+# A transfer in these states does not make its payee known to the agent (newPayeeAction):
+# it was declined (cancelled), cancelled or failed. Reversed ones did pay the payee.
+PAYEE_UNPAID_STATUSES = (TransferStatus.CANCELLED.value, TransferStatus.FAILED.value)
+
+
+def payee_of(transfer: Transfer) -> tuple[str, str] | None:
+    """The payee for newPayeeAction: the external account or wallet the transfer names,
+    else its counterparty (the most precise of `payees_of`)."""
+    party_id = transfer.destination_request.get("externalAccountId")
+    if party_id:
+        kind = (
+            PayeeType.EXTERNAL_WALLET if party_id.startswith("ewa_") else PayeeType.EXTERNAL_ACCOUNT
+        )
+        return kind.value, party_id
+    if transfer.counterparty_id:
+        return PayeeType.COUNTERPARTY.value, transfer.counterparty_id
+    return None
+
+
+async def is_new_payee(session: AsyncSession, agent: Agent, transfer: Transfer) -> bool:
+    """Whether the agent never paid the transfer's payee (see PAYEE_UNPAID_STATUSES)."""
+    payee = payee_of(transfer)
+    if payee is None:
+        return True
+    return not await repository.agent_paid_payee(
+        session,
+        agent_id=agent.id,
+        payee_id=payee[1],
+        uncounted_statuses=PAYEE_UNPAID_STATUSES,
+        other_than=transfer.id,
+    )
+
+
 def destination_allowed(agent: Agent, transfer: Transfer) -> bool:
     allowed = {(entry["type"], entry["id"]) for entry in agent.destination_allowlist}
     return bool(payees_of(transfer) & allowed)
@@ -68,6 +109,7 @@ def limits_of(agent: Agent) -> spend.Limits:
         per_transfer_minor=agent.per_transfer_limit,
         daily_minor=agent.daily_limit,
         monthly_minor=agent.monthly_limit,
+        daily_payment_count=agent.daily_payment_count,
     )
 
 
@@ -131,7 +173,14 @@ class AgentSpendGuard:
         mandate_id = await mandates.admitting(
             session, agent=agent, transfer=transfer, payees=payees_of(transfer), now=now
         )
+        payee = payee_of(transfer)
+        transfer.agent_payee_id = payee[1] if payee else None
         limits = limits_of(agent)
+        if agent.new_payee_action == NewPayeeAction.REQUEST_APPROVAL and await is_new_payee(
+            session, agent, transfer
+        ):
+            transfer.mandate_id = mandate_id  # consumed by the owner's approval
+            return await self._new_payee(session, agent, transfer, payee, now=now)
         for _ in range(spend_attempts_max):
             usage = await service.usage_of(session, agent, now=now)
             denial = spend.evaluate(limits, usage, attempted_minor=transfer.source_amount, now=now)
@@ -149,6 +198,7 @@ class AgentSpendGuard:
                 now=now,
                 day_limit=limits.daily_minor,
                 month_limit=limits.monthly_minor,
+                day_payments_limit=limits.daily_payment_count,
             ):
                 if mandate_id is not None or agent.require_mandate:
                     await mandates.consume(
@@ -167,6 +217,37 @@ class AgentSpendGuard:
             return HoldForApproval(refusal)
         raise AgentLimitExceeded(denial, agent.currency)
 
+    async def _new_payee(
+        self,
+        session: AsyncSession,
+        agent: Agent,
+        transfer: Transfer,
+        payee: tuple[str, str] | None,
+        *,
+        now: datetime,
+    ) -> HoldForApproval:
+        """Parked for an owner's approval (nothing added to the spend: the approval's
+        submit counts it); refused instead when the agent rejects over-limit submits and
+        this one is over a limit now."""
+        if agent.over_limit_action != OverLimitAction.REQUEST_APPROVAL:
+            usage = await service.usage_of(session, agent, now=now)
+            denial = spend.evaluate(
+                limits_of(agent), usage, attempted_minor=transfer.source_amount, now=now
+            )
+            if denial is not None:
+                raise AgentLimitExceeded(denial, agent.currency)
+        assert payee is not None, "an allowed destination always names a payee"
+        body = new_payee_body(
+            payee,
+            attempted_minor=transfer.source_amount,
+            currency=agent.currency,
+        )
+        assert body["code"] == NEW_PAYEE_CODE
+        refusal = AgentApprovalRequired(
+            None, agent.currency, transfer_id=transfer.id, body=body, title="New payee"
+        )
+        return HoldForApproval(refusal)
+
     async def submitted(
         self, session: AsyncSession, *, caller: Caller, transfer: Transfer, now: datetime
     ) -> None:
@@ -179,6 +260,8 @@ class AgentSpendGuard:
             return
         if transfer.agent_id is None or caller.kind is CallerKind.AGENT_KEY:
             return
+        payee = payee_of(transfer)
+        transfer.agent_payee_id = payee[1] if payee else None
         assert transfer.submitted_at is not None
         await spending.add(
             session,

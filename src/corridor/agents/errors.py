@@ -21,8 +21,29 @@ def _decimal(minor_units: int, currency: str) -> str:
     return to_decimal_string(minor_units, currency_of(currency).exponent)
 
 
+def _count_body(denial: Denial, currency: str) -> dict[str, Any]:
+    """A daily payment count denial: `limit`, `used` and `remaining` are numbers of
+    payments (JSON integers), `attemptedAmount` the payment's amount."""
+    assert denial.used_minor is not None
+    return {
+        "code": denial.code.value,
+        "message": (
+            f"{denial.used_minor} payments were already submitted today: one more is over the "
+            f"daily payment count of {denial.limit_minor}"
+        ),
+        "window": denial.window.value,
+        "limit": denial.limit_minor,
+        "used": denial.used_minor,
+        "remaining": denial.remaining_minor,
+        "attemptedAmount": _decimal(denial.attempted_minor, currency),
+        "currency": currency,
+    }
+
+
 def denial_body(denial: Denial, currency: str) -> dict[str, Any]:
     """The `denial` object of spec 7: amounts as decimal strings in major units."""
+    if denial.counts_payments:
+        return _count_body(denial, currency)
     limit = _decimal(denial.limit_minor, currency)
     attempted = _decimal(denial.attempted_minor, currency)
     if denial.window == Window.TRANSFER:
@@ -52,6 +73,12 @@ def denial_body(denial: Denial, currency: str) -> dict[str, Any]:
 
 
 def limit_hint(denial: Denial, currency: str) -> str:
+    if denial.counts_payments:
+        assert denial.resets_at is not None
+        return (
+            "Ask an owner to raise the agent's dailyPaymentCount, or wait until 00:00 UTC "
+            f"({isoformat_z(denial.resets_at)})."
+        )
     limit = _decimal(denial.limit_minor, currency)
     if denial.window == Window.TRANSFER:
         return (
@@ -71,6 +98,30 @@ def limit_hint(denial: Denial, currency: str) -> str:
     )
 
 
+def _title(denial: Denial) -> str:
+    return "Daily payment count exceeded" if denial.counts_payments else _TITLES[denial.window]
+
+
+NEW_PAYEE_CODE = "new_payee"
+NEW_PAYEE_WINDOW = "payee"
+
+
+def new_payee_body(
+    payee: tuple[str, str], *, attempted_minor: int, currency: str
+) -> dict[str, Any]:
+    """The `denial` object of a payment to a payee the agent never paid (newPayeeAction
+    REQUEST_APPROVAL): no limit, used or remaining; the payee instead."""
+    kind, payee_id = payee
+    return {
+        "code": NEW_PAYEE_CODE,
+        "message": f"The agent has never paid {kind.replace('_', ' ')} {payee_id}",
+        "window": NEW_PAYEE_WINDOW,
+        "payee": {"type": kind, "id": payee_id},
+        "attemptedAmount": _decimal(attempted_minor, currency),
+        "currency": currency,
+    }
+
+
 class AgentLimitExceeded(CorridorError):
     """An agent submit over a spend limit, for an agent that rejects such submits."""
 
@@ -78,7 +129,7 @@ class AgentLimitExceeded(CorridorError):
 
     def __init__(self, denial: Denial, currency: str) -> None:
         super().__init__(
-            _TITLES[denial.window],
+            _title(denial),
             extra={"denial": denial_body(denial, currency), "hint": limit_hint(denial, currency)},
         )
 
@@ -89,12 +140,25 @@ class AgentApprovalRequired(CorridorError):
 
     status, code = 403, "agent_approval_required"
 
-    def __init__(self, denial: Denial, currency: str, *, transfer_id: str) -> None:
+    def __init__(
+        self,
+        denial: Denial | None,
+        currency: str,
+        *,
+        transfer_id: str,
+        body: dict[str, Any] | None = None,
+        title: str | None = None,
+    ) -> None:
+        """Over `denial`; or, for another reason (a new payee), with its denial `body`
+        and `title`."""
+        if denial is not None:
+            body, title = denial_body(denial, currency), _title(denial)
+        assert body is not None and title is not None
         super().__init__(
-            f"{_TITLES[denial.window]}: transfer {transfer_id} awaits an owner's approval",
+            f"{title}: transfer {transfer_id} awaits an owner's approval",
             extra={
                 "transferId": transfer_id,
-                "denial": denial_body(denial, currency),
+                "denial": body,
                 "hint": (
                     "The transfer stays a DRAFT with agentApprovalStatus PENDING. An owner "
                     f"approves or declines it with POST /v1/transfers/{transfer_id}/agent-approval "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -9,7 +11,7 @@ from corridor.auth.callers import Caller
 from corridor.kit.db import is_sqlite
 from corridor.models.access import ApiKey
 from corridor.models.signing import AgentSigningKey
-from corridor.models.transfer import Agent
+from corridor.models.transfer import Agent, Transfer
 
 AGENT_KEY_KIND = "AGENT"
 
@@ -76,3 +78,27 @@ def signing_keys_of(agent_id: str) -> Select[AgentSigningKey]:
 async def signing_key_with_id(session: AsyncSession, key_id: str) -> AgentSigningKey | None:
     statement = select(AgentSigningKey).where(AgentSigningKey.key_id == key_id)
     return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def agent_paid_payee(
+    session: AsyncSession,
+    *,
+    agent_id: str,
+    payee_id: str,
+    uncounted_statuses: Sequence[str],
+    other_than: str,
+) -> bool:
+    """Whether another transfer of the agent to the payee was submitted and is not in one
+    of `uncounted_statuses` (one probe of ix_transfers_agent_id_agent_payee_id)."""
+    statement = (
+        select(Transfer.id)
+        .where(
+            Transfer.agent_id == agent_id,
+            Transfer.agent_payee_id == payee_id,
+            Transfer.submitted_at.is_not(None),
+            Transfer.status.not_in(list(uncounted_statuses)),
+            Transfer.id != other_than,
+        )
+        .limit(1)
+    )
+    return (await session.execute(statement)).first() is not None

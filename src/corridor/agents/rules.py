@@ -11,6 +11,13 @@ class OverLimitAction(StrEnum):
     REQUEST_APPROVAL = "REQUEST_APPROVAL"
 
 
+class NewPayeeAction(StrEnum):
+    """What happens to an agent's payment to a payee it never paid."""
+
+    ALLOW = "ALLOW"
+    REQUEST_APPROVAL = "REQUEST_APPROVAL"
+
+
 class AgentStatus(StrEnum):
     ACTIVE = "ACTIVE"
     PAUSED = "PAUSED"

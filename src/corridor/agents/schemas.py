@@ -5,10 +5,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field, StrictBool, StrictStr, field_validator
+from pydantic import ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
 
 from corridor.agents import spend
-from corridor.agents.rules import AgentStatus, ApprovalDecision, OverLimitAction, PayeeType
+from corridor.agents.rules import (
+    AgentStatus,
+    ApprovalDecision,
+    NewPayeeAction,
+    OverLimitAction,
+    PayeeType,
+)
 from corridor.auth.callers import ToolConfirmation
 from corridor.auth.schemas import KEY_REPLAY_NOTE
 from corridor.kit.money import MoneyError, minor_units_pattern, parse_minor_units
@@ -26,6 +32,7 @@ from corridor.kit.schemas import (
 name_chars_max = 200
 description_chars_max = 1000
 allowlist_entries_max = 100
+daily_payment_count_max = 1_000_000
 approval_reason_chars_max = 500
 
 AGENT_ID_EXAMPLE = "agt_01jd3x0p6x9e3k2v1m8q4r7s5t"
@@ -55,6 +62,13 @@ class LimitsIn(RequestModel):
     per_transfer: MinorUnitsText | None = Field(default=None, examples=["50000"])
     daily: MinorUnitsText | None = Field(default=None, examples=["100000"])
     monthly: MinorUnitsText | None = Field(default=None, examples=["1000000"])
+    daily_payment_count: (
+        Annotated[StrictInt, Field(ge=1, le=daily_payment_count_max, examples=[20])] | None
+    ) = Field(
+        default=None,
+        description="At most this many payments submitted per UTC day (a positive integer); "
+        "null means no limit",
+    )
 
     @field_validator("per_transfer", "daily", "monthly")
     @classmethod
@@ -115,6 +129,11 @@ class AgentCreate(RequestModel):
     require_mandate: StrictBool = Field(
         default=False, description="Pay only under one of the agent's mandates"
     )
+    new_payee_action: NewPayeeAction = Field(
+        default=NewPayeeAction.ALLOW,
+        description="REQUEST_APPROVAL: a payment to a payee the agent never paid waits for "
+        "an owner's approval, whatever overLimitAction says",
+    )
 
 
 class AgentUpdate(RequestModel):
@@ -141,6 +160,7 @@ class AgentUpdate(RequestModel):
     destination_allowlist: Allowlist | None = None
     over_limit_action: OverLimitAction | None = None
     require_mandate: StrictBool | None = None
+    new_payee_action: NewPayeeAction | None = None
     status: (
         Annotated[
             StrictStr,
@@ -167,6 +187,9 @@ class LimitsRead(ResponseModel):
     per_transfer: str | None = Field(examples=["50000"])
     daily: str | None = Field(examples=["100000"])
     monthly: str | None = Field(examples=["1000000"])
+    daily_payment_count: int | None = Field(
+        default=None, examples=[20], description="Payments per UTC day; null: no limit"
+    )
 
 
 class AllowlistEntryRead(ResponseModel):
@@ -189,6 +212,7 @@ class AgentRead(ResponseModel):
     destination_allowlist: list[AllowlistEntryRead]
     over_limit_action: str = Field(examples=["REQUEST_APPROVAL"])
     require_mandate: bool = False
+    new_payee_action: str = Field(default="ALLOW", examples=["ALLOW"])
     status: str = Field(examples=["ACTIVE"])
     created_at: Timestamp
     updated_at: Timestamp
@@ -208,6 +232,7 @@ class AgentRead(ResponseModel):
                 per_transfer=_text(agent.per_transfer_limit),
                 daily=_text(agent.daily_limit),
                 monthly=_text(agent.monthly_limit),
+                daily_payment_count=agent.daily_payment_count,
             ),
             destination_allowlist=[
                 AllowlistEntryRead(type=entry["type"], id=entry["id"])
@@ -215,6 +240,7 @@ class AgentRead(ResponseModel):
             ],
             over_limit_action=agent.over_limit_action,
             require_mandate=bool(agent.require_mandate),
+            new_payee_action=agent.new_payee_action,
             status=agent.status,
             created_at=agent.created_at,
             updated_at=agent.updated_at,
@@ -261,10 +287,23 @@ class SpendWindowRead(ResponseModel):
     resets_at: Timestamp
 
 
+class PaymentCountRead(ResponseModel):
+    """The payments counted in the UTC day of now against `dailyPaymentCount`."""
+
+    window: str = Field(examples=["day"])
+    limit: int | None = Field(examples=[20], description="null: no daily payment count")
+    used: int = Field(examples=[3])
+    remaining: int | None = Field(examples=[17], description="null when there is no limit")
+    resets_at: Timestamp
+
+
 class AgentSpendRead(ResponseModel):
     agent_id: str = Field(examples=[AGENT_ID_EXAMPLE])
     currency: str = Field(examples=["USD"])
     windows: list[SpendWindowRead]
+    payments: PaymentCountRead | None = Field(
+        default=None, description="How many payments were counted today, and the limit"
+    )
 
     @classmethod
     def of(cls, agent: Any, usage: spend.Usage, now: datetime) -> AgentSpendRead:
@@ -286,6 +325,13 @@ class AgentSpendRead(ResponseModel):
                 )
                 for window, limit, used, span in windows
             ],
+            payments=PaymentCountRead(
+                window="day",
+                limit=agent.daily_payment_count,
+                used=usage.day_payments,
+                remaining=spend.remaining(agent.daily_payment_count, usage.day_payments),
+                resets_at=spend.day_span(now).end,
+            ),
         )
 
 

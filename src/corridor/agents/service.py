@@ -182,11 +182,13 @@ async def create_agent(
         per_transfer_limit=_limit(limits.per_transfer),
         daily_limit=_limit(limits.daily),
         monthly_limit=_limit(limits.monthly),
+        daily_payment_count=limits.daily_payment_count,
         destination_allowlist=await _checked_allowlist(
             session, caller, customer.id, data.destination_allowlist
         ),
         over_limit_action=data.over_limit_action.value,
         require_mandate=data.require_mandate,
+        new_payee_action=data.new_payee_action.value,
         status=AgentStatus.ACTIVE.value,
         created_by=caller.actor_id,
         created_at=now,
@@ -219,6 +221,7 @@ _NOT_NULLABLE = (
     "destination_allowlist",
     "over_limit_action",
     "require_mandate",
+    "new_payee_action",
     "status",
 )
 
@@ -237,11 +240,14 @@ def _limit_changes(limits: LimitsIn) -> dict[str, int | None]:
         "daily": "daily_limit",
         "monthly": "monthly_limit",
     }
-    return {
+    changes = {
         column: _limit(getattr(limits, name))
         for name, column in names.items()
         if name in limits.model_fields_set
     }
+    if "daily_payment_count" in limits.model_fields_set:
+        changes["daily_payment_count"] = limits.daily_payment_count
+    return changes
 
 
 async def update_agent(
@@ -273,6 +279,8 @@ async def update_agent(
         changes["over_limit_action"] = data.over_limit_action.value
     if data.require_mandate is not None:
         changes["require_mandate"] = data.require_mandate
+    if data.new_payee_action is not None:
+        changes["new_payee_action"] = data.new_payee_action.value
     if data.status is not None:
         changes["status"] = data.status
     changed = {name: value for name, value in changes.items() if getattr(agent, name) != value}
@@ -409,10 +417,10 @@ async def revoke_agent_key(
 async def usage_of(session: AsyncSession, agent: Agent, *, now: datetime) -> spend.Usage:
     """What the agent spent in its currency in the UTC day and month of `now` (its
     counters, transfers/spending.py)."""
-    day_minor, month_minor = await spending.spent(
+    day_minor, month_minor, day_payments = await spending.spent(
         session, agent_id=agent.id, currency=agent.currency, at=now
     )
-    return spend.Usage(day_minor=day_minor, month_minor=month_minor)
+    return spend.Usage(day_minor=day_minor, month_minor=month_minor, day_payments=day_payments)
 
 
 async def spend_of(

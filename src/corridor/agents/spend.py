@@ -25,6 +25,7 @@ class DenialCode(StrEnum):
     PER_TRANSFER = "per_transfer_limit_exceeded"
     DAILY = "daily_limit_exceeded"
     MONTHLY = "monthly_limit_exceeded"
+    DAILY_COUNT = "daily_count_exceeded"
 
 
 DENIAL_CODES = {
@@ -44,6 +45,8 @@ class Limits:
     per_transfer_minor: int | None
     daily_minor: int | None
     monthly_minor: int | None
+    # At most this many payments per UTC day (a count, not an amount).
+    daily_payment_count: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +55,7 @@ class Usage:
 
     day_minor: int
     month_minor: int
+    day_payments: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,10 +73,13 @@ class Denial:
     used_minor: int | None
     remaining_minor: int | None
     resets_at: datetime | None
+    # A denial of the daily payment count: limit, used and remaining are payments, not
+    # minor units (attempted is still the payment's amount).
+    counts_payments: bool = False
 
     @property
     def code(self) -> DenialCode:
-        return DENIAL_CODES[self.window]
+        return DenialCode.DAILY_COUNT if self.counts_payments else DENIAL_CODES[self.window]
 
 
 def _utc(at: datetime) -> datetime:
@@ -101,8 +108,9 @@ def remaining(limit_minor: int | None, used_minor: int) -> int | None:
 
 
 def evaluate(limits: Limits, usage: Usage, *, attempted_minor: int, now: datetime) -> Denial | None:
-    """The first limit the attempt would exceed (per transfer, then day, then month), or
-    None when it fits. Reaching a limit exactly is allowed; going over it is not."""
+    """The first limit the attempt would exceed (per transfer, then day, then month, then
+    the day's payment count), or None when it fits. Reaching a limit exactly is allowed;
+    going over it is not."""
     assert attempted_minor > 0 and usage.day_minor >= 0 and usage.month_minor >= 0
     if limits.per_transfer_minor is not None and attempted_minor > limits.per_transfer_minor:
         return Denial(Window.TRANSFER, limits.per_transfer_minor, attempted_minor, None, None, None)
@@ -120,4 +128,15 @@ def evaluate(limits: Limits, usage: Usage, *, attempted_minor: int, now: datetim
                 remaining(limit_minor, used_minor),
                 span.end,
             )
+    count = limits.daily_payment_count
+    if count is not None and usage.day_payments + 1 > count:
+        return Denial(
+            Window.DAY,
+            count,
+            attempted_minor,
+            usage.day_payments,
+            remaining(count, usage.day_payments),
+            day_span(now).end,
+            counts_payments=True,
+        )
     return None

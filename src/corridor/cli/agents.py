@@ -39,6 +39,8 @@ def _limits_shown(limits: dict[str, Any]) -> str:
         )
         if limits.get(key) is not None
     ]
+    if limits.get("dailyPaymentCount") is not None:
+        parts.append(f"{limits['dailyPaymentCount']} payments a day")
     return ", ".join(parts) or "none"
 
 
@@ -52,6 +54,7 @@ def _show(body: dict[str, Any]) -> None:
             ("account", body["sourceAccountId"]),
             ("limits", _limits_shown(body["limits"])),
             ("over limit", body["overLimitAction"]),
+            ("new payee", body.get("newPayeeAction", "ALLOW")),
             (
                 "may pay",
                 ", ".join(
@@ -91,6 +94,18 @@ def agents_create(
             "the owner).",
         ),
     ] = "REJECT",
+    daily_payments: Annotated[
+        int | None,
+        typer.Option(metavar="N", min=1, help="At most N payments submitted per day (UTC)."),
+    ] = None,
+    new_payee: Annotated[
+        str,
+        typer.Option(
+            metavar="ACTION",
+            help="A payment to a payee it never paid: ALLOW, or REQUEST_APPROVAL (parked for "
+            "the owner).",
+        ),
+    ] = "ALLOW",
     pay: Annotated[
         list[str] | None,
         typer.Option(
@@ -106,7 +121,7 @@ def agents_create(
     currency (25.50), as the assistant and MCP tools take them."""
     from corridor.accounts import service as accounts
     from corridor.agents import service
-    from corridor.agents.rules import OverLimitAction
+    from corridor.agents.rules import NewPayeeAction, OverLimitAction
     from corridor.agents.schemas import AgentCreate
     from corridor.tools.amounts import minor_units_of
 
@@ -115,6 +130,12 @@ def agents_create(
         usage_error(
             f"--over-limit: {over_limit!r} is not an action; use "
             + " or ".join(member.value for member in OverLimitAction)
+        )
+    payee_action = new_payee.strip().upper().replace("-", "_")
+    if payee_action not in {member.value for member in NewPayeeAction}:
+        usage_error(
+            f"--new-payee: {new_payee!r} is not an action; use "
+            + " or ".join(member.value for member in NewPayeeAction)
         )
     allowlist = []
     for entry in pay or []:
@@ -135,6 +156,8 @@ def agents_create(
         ):
             if text is not None:
                 limits[key] = str(minor_units_of(text.strip(), source.currency, field=option))
+        if daily_payments is not None:
+            limits["dailyPaymentCount"] = daily_payments
         data = AgentCreate.model_validate(
             {
                 "customerId": customer,
@@ -143,6 +166,7 @@ def agents_create(
                 "limits": limits,
                 "destinationAllowlist": allowlist,
                 "overLimitAction": action,
+                "newPayeeAction": payee_action,
             }
         )
         return agent_json(

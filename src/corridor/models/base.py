@@ -79,11 +79,18 @@ class EncryptedKeys(TypeDecorator[list[Any]]):
 MinorUnits = BigInteger
 
 
-def partial_index(table: str, column: str) -> Index:
+def partial_index(table: str, column: str, *, leading: tuple[str, ...] = ()) -> Index:
     """`ix_<table>_<column>` over the rows where the column is set (PostgreSQL and SQLite):
-    for a column most rows leave NULL and queries only ever match a value in."""
+    for a column most rows leave NULL and queries only ever match a value in. With
+    `leading` columns, `ix_<table>_<leading…>_<column>` on them and then the column."""
     present = text(f"{column} IS NOT NULL")
-    return Index(f"ix_{table}_{column}", column, postgresql_where=present, sqlite_where=present)
+    columns = (*leading, column)
+    return Index(
+        f"ix_{table}_{'_'.join(columns)}",
+        *columns,
+        postgresql_where=present,
+        sqlite_where=present,
+    )
 
 
 class Base(DeclarativeBase):

@@ -41,6 +41,8 @@ class Transfer(Base):
         # Columns most transfers leave empty are found by value only: their indexes hold
         # the rows that have one, so a transfer without costs no entry in them.
         *(partial_index("transfers", column) for column in SPARSE_COLUMNS),
+        # Whether an agent paid a payee before (agents/enforcement.py, newPayeeAction).
+        partial_index("transfers", "agent_payee_id", leading=("agent_id",)),
     )
 
     id: Mapped[str] = id_column()
@@ -104,6 +106,9 @@ class Transfer(Base):
     agent_approval_status: Mapped[str | None] = mapped_column(String(20))
     # The agent mandate the payment consumed (or, parked for approval, would consume).
     mandate_id: Mapped[str | None] = mapped_column(String(40))
+    # An agent's transfer: the payee it pays (the external account or wallet it names, else
+    # its counterparty), set when it is submitted or parked (newPayeeAction).
+    agent_payee_id: Mapped[str | None] = mapped_column(String(40))
     cancellation: Mapped[dict[str, Any] | None]
     review: Mapped[dict[str, Any] | None]
     authorization: Mapped[dict[str, Any] | None]
@@ -316,10 +321,14 @@ class Agent(Base):
     per_transfer_limit: Mapped[int | None] = mapped_column(BigInteger)
     daily_limit: Mapped[int | None] = mapped_column(BigInteger)
     monthly_limit: Mapped[int | None] = mapped_column(BigInteger)
+    # At most this many of its payments submitted per UTC day (None: no limit).
+    daily_payment_count: Mapped[int | None] = mapped_column(Integer)
     destination_allowlist: Mapped[list[Any]] = mapped_column(default=list)
     over_limit_action: Mapped[str] = mapped_column(String(30))
     # Its payments must each be admitted by one of its mandates (agent_mandates).
     require_mandate: Mapped[bool] = mapped_column(Boolean, default=False)
+    # ALLOW | REQUEST_APPROVAL: a payment to a payee it never paid waits for an owner.
+    new_payee_action: Mapped[str] = mapped_column(String(30), default="ALLOW")
     status: Mapped[str] = mapped_column(String(20), index=True)
     created_by: Mapped[str] = mapped_column(String(40))
     created_at: Mapped[datetime]
@@ -346,4 +355,6 @@ class AgentSpendWindow(Base):
     period: Mapped[str] = mapped_column(String(5))  # DAY | MONTH
     starts_at: Mapped[datetime]
     spent: Mapped[int] = mapped_column(BigInteger)
+    # How many payments counted in the window (the agent's dailyPaymentCount).
+    payments: Mapped[int] = mapped_column(Integer, default=0)
     updated_at: Mapped[datetime]

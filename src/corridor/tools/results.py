@@ -222,6 +222,9 @@ class LimitsResult(ToolResult):
     per_transfer: str | None = Field(description="Decimal; null: no limit")
     daily: str | None
     monthly: str | None
+    daily_payment_count: int | None = Field(
+        default=None, description="Payments per UTC day; null: no limit"
+    )
 
 
 class AgentResult(ToolResult):
@@ -233,6 +236,9 @@ class AgentResult(ToolResult):
     source_account_id: str
     limits: LimitsResult
     over_limit_action: str
+    new_payee_action: str = Field(
+        default="ALLOW", description="REQUEST_APPROVAL: payments to new payees wait for an owner"
+    )
     destination_allowlist: list[dict[str, str]]
 
     @classmethod
@@ -250,8 +256,10 @@ class AgentResult(ToolResult):
                 per_transfer=_limit(limits.per_transfer, limits.currency),
                 daily=_limit(limits.daily, limits.currency),
                 monthly=_limit(limits.monthly, limits.currency),
+                daily_payment_count=limits.daily_payment_count,
             ),
             over_limit_action=read.over_limit_action,
+            new_payee_action=read.new_payee_action,
             destination_allowlist=[entry.to_json_dict() for entry in read.destination_allowlist],
         )
 
@@ -264,10 +272,18 @@ class SpendWindowResult(ToolResult):
     resets_at: str
 
 
+class PaymentCountResult(ToolResult):
+    limit: int | None = Field(description="Payments per UTC day; null: no limit")
+    used: int
+    remaining: int | None
+    resets_at: str
+
+
 class AgentSpendResult(ToolResult):
     agent_id: str
     currency: str
     windows: list[SpendWindowResult]
+    payments_today: PaymentCountResult | None = None
 
     @classmethod
     def of(cls, read: AgentSpendRead) -> AgentSpendResult:
@@ -285,4 +301,14 @@ class AgentSpendResult(ToolResult):
                 )
                 for window in read.windows
             ],
+            payments_today=(
+                PaymentCountResult(
+                    limit=read.payments.limit,
+                    used=read.payments.used,
+                    remaining=read.payments.remaining,
+                    resets_at=read.payments.to_json_dict()["resetsAt"],
+                )
+                if read.payments is not None
+                else None
+            ),
         )

@@ -86,11 +86,23 @@ def refuse_if_awaiting_approval(transfer: Transfer, action: str) -> None:
 
 
 def _park(
-    session: AsyncSession, transfer: Transfer, legs: list[TransferLeg], *, now: datetime
+    session: AsyncSession,
+    transfer: Transfer,
+    legs: list[TransferLeg],
+    refusal: CorridorError,
+    *,
+    now: datetime,
 ) -> None:
+    """The event says why it waits: the refusal's `denial` (its code among them)."""
     transfer.agent_approval_status = AgentApprovalStatus.PENDING.value
     transfer.updated_at = now
-    events.transfer_event(session, events.APPROVAL_REQUESTED, transfer=transfer, legs=legs, now=now)
+    row = events.transfer_event_row(
+        events.APPROVAL_REQUESTED, transfer=transfer, legs=legs, now=now
+    )
+    denial = refusal.extra.get("denial")
+    if isinstance(denial, dict):
+        row.data = {**row.data, "denial": denial}
+    session.add(row)
 
 
 async def submit(
@@ -120,7 +132,7 @@ async def submit(
             session, caller=caller, transfer=transfer, legs=legs, now=now
         )
         if held is not None:
-            _park(session, transfer, legs, now=now)
+            _park(session, transfer, legs, held.refusal, now=now)
             return Parked(TransferWithLegs(transfer, legs), held.refusal)
     customer = planned_with or await _replanned_customer(
         session, caller, transfer, legs, plugins, now

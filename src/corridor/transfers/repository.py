@@ -8,7 +8,18 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BindParameter, Select, bindparam, delete, func, or_, select, true, update
+from sqlalchemy import (
+    BindParameter,
+    Select,
+    and_,
+    bindparam,
+    delete,
+    func,
+    or_,
+    select,
+    true,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased, outerjoin
@@ -493,12 +504,14 @@ async def plan_rows(session: AsyncSession, caller: Caller, names: PlanNames) -> 
 # --- Agent spend windows (transfers/spending.py) ----------------------------------------
 
 
-async def spend_windows(session: AsyncSession, window_ids: Sequence[str]) -> dict[str, int]:
-    """What each of the windows holds (those with a row)."""
-    statement = select(AgentSpendWindow.id, AgentSpendWindow.spent).where(
-        AgentSpendWindow.id.in_(list(window_ids))
-    )
-    return {row[0]: row[1] for row in await session.execute(statement)}
+async def spend_windows(
+    session: AsyncSession, window_ids: Sequence[str]
+) -> dict[str, tuple[int, int]]:
+    """What each of the windows holds (those with a row): (spent, payments)."""
+    statement = select(
+        AgentSpendWindow.id, AgentSpendWindow.spent, AgentSpendWindow.payments
+    ).where(AgentSpendWindow.id.in_(list(window_ids)))
+    return {row[0]: (row[1], row[2]) for row in await session.execute(statement)}
 
 
 async def add_to_spend_window(
@@ -512,9 +525,11 @@ async def add_to_spend_window(
     amount: int,
     limit: int | None,
     now: datetime,
+    payments_limit: int | None = None,
 ) -> bool:
-    """Add `amount` to the window (made at `amount` when it has no row yet); with a limit,
-    only while the window stays within it, in the statement. Whether it was added."""
+    """Add `amount` and one payment to the window (made at `amount` and one payment when
+    it has no row yet); with limits, only while the window stays within them, in the
+    statement. Whether it was added."""
     values = {
         "id": window_id,
         "agent_id": agent_id,
@@ -522,10 +537,15 @@ async def add_to_spend_window(
         "period": period,
         "starts_at": starts_at,
         "spent": amount,
+        "payments": 1,
         "updated_at": now,
     }
-    column = AgentSpendWindow.spent
-    within = None if limit is None else column + amount <= limit
+    column, payments = AgentSpendWindow.spent, AgentSpendWindow.payments
+    guards = []
+    if limit is not None:
+        guards.append(column + amount <= limit)
+    if payments_limit is not None:
+        guards.append(payments + 1 <= payments_limit)
     upsert: Any
     if db.is_sqlite(session):
         upsert = sqlite.insert(AgentSpendWindow).values(values)
@@ -533,8 +553,8 @@ async def add_to_spend_window(
         upsert = postgresql.insert(AgentSpendWindow).values(values)
     statement = upsert.on_conflict_do_update(
         index_elements=[AgentSpendWindow.id],
-        set_={"spent": column + amount, "updated_at": now},
-        where=within,
+        set_={"spent": column + amount, "payments": payments + 1, "updated_at": now},
+        where=and_(*guards) if guards else None,
     ).returning(AgentSpendWindow.id)
     return (await session.execute(statement)).first() is not None
 
@@ -542,10 +562,15 @@ async def add_to_spend_window(
 async def take_from_spend_window(
     session: AsyncSession, window_id: str, amount: int, *, now: datetime
 ) -> None:
+    """Take `amount` and one payment back off the window."""
     await session.execute(
         update(AgentSpendWindow)
         .where(AgentSpendWindow.id == window_id)
-        .values(spent=AgentSpendWindow.spent - amount, updated_at=now)
+        .values(
+            spent=AgentSpendWindow.spent - amount,
+            payments=AgentSpendWindow.payments - 1,
+            updated_at=now,
+        )
         .execution_options(synchronize_session=False)
     )
 

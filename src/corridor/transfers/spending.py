@@ -8,7 +8,9 @@ concurrent submits in any number of processes never overspend together: each wai
 the window's row lock only from its add to its commit, as a hold waits on its balance.
 A transfer that stops counting (cancelled, failed, reversed: `states.SPEND_UNCOUNTED`)
 takes its amount back off the windows its submit fell in (`take_back`). What an agent
-spent is then two rows by id (`spent`), never a sum over its transfers.
+spent is then two rows by id (`spent`), never a sum over its transfers. Each window also
+counts its payments (`payments`, one per add, given back with the amount), guarded in the
+same statement by the agent's `dailyPaymentCount` on the day window.
 """
 
 from __future__ import annotations
@@ -48,11 +50,13 @@ def window_ids(agent_id: str, currency: str, at: datetime) -> tuple[str, str]:
 
 async def spent(
     session: AsyncSession, *, agent_id: str, currency: str, at: datetime
-) -> tuple[int, int]:
-    """What the agent spent in `currency` in the UTC day and the UTC month of `at`."""
+) -> tuple[int, int, int]:
+    """What the agent spent in `currency` in the UTC day and the UTC month of `at`, and
+    how many payments counted in that day."""
     day_id, month_id = window_ids(agent_id, currency, at)
     found = await repository.spend_windows(session, [day_id, month_id])
-    return found.get(day_id, 0), found.get(month_id, 0)
+    day_spent, day_payments = found.get(day_id, (0, 0))
+    return day_spent, found.get(month_id, (0, 0))[0], day_payments
 
 
 async def _add_to(
@@ -62,10 +66,11 @@ async def _add_to(
     amount: int,
     limit: int | None,
     now: datetime,
+    payments_limit: int | None = None,
 ) -> bool:
-    """Add `amount` to one window (agent, currency, period, start; made at `amount` when
-    it has no row yet); with a limit, only while the window stays within it. Whether it
-    was added."""
+    """Add `amount` and one payment to one window (agent, currency, period, start; made at
+    `amount` when it has no row yet); with limits, only while the window stays within
+    them. Whether it was added."""
     assert amount > 0 and (limit is None or amount <= limit)
     agent_id, currency, period, starts_at = window
     return await repository.add_to_spend_window(
@@ -78,6 +83,7 @@ async def _add_to(
         amount=amount,
         limit=limit,
         now=now,
+        payments_limit=payments_limit,
     )
 
 
@@ -95,13 +101,22 @@ async def add(
     now: datetime,
     day_limit: int | None = None,
     month_limit: int | None = None,
+    day_payments_limit: int | None = None,
 ) -> bool:
     """Count a submitted transfer of `amount` (submitted `at`) toward the agent's day and
-    month. With limits (the agent's own submit), all or nothing: False, having changed
-    nothing, when either window would go over its limit as the database holds it now."""
+    month (its amount and one payment). With limits (the agent's own submit), all or
+    nothing: False, having changed nothing, when either window would go over a limit as
+    the database holds it now."""
     day, month = _starts(at)
     in_day = (agent_id, currency, DAY, day)
-    if not await _add_to(session, in_day, amount=amount, limit=day_limit, now=now):
+    if not await _add_to(
+        session,
+        in_day,
+        amount=amount,
+        limit=day_limit,
+        now=now,
+        payments_limit=day_payments_limit,
+    ):
         return False
     in_month = (agent_id, currency, MONTH, month)
     if not await _add_to(session, in_month, amount=amount, limit=month_limit, now=now):

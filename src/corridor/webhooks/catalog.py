@@ -253,8 +253,11 @@ CATALOG: tuple[EventType, ...] = (
     ),
     EventType(
         "transfer.approval_requested",
-        "An agent's transfer was over one of its limits: the draft waits for an owner's "
-        "approval (`agentApprovalStatus` PENDING).",
+        "An agent's transfer was over one of its limits, or to a payee it never paid: the "
+        "draft waits for an owner's approval (`agentApprovalStatus` PENDING). Beside the "
+        "transfer's fields, `denial` says why: the denial object of the 403 "
+        "`agent_approval_required` answer (`code`: a limit's code, `daily_count_exceeded` "
+        "or `new_payee`).",
         _TRANSFER,
     ),
     EventType(

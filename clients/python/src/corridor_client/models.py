@@ -2180,6 +2180,19 @@ class LimitsIn(CorridorModel):
         str | None,
         Field(examples=["1000000"], pattern="^(0|[1-9][0-9]{0,16})$", title="Monthly"),
     ] = None
+    daily_payment_count: Annotated[
+        int | None,
+        Field(
+            alias="dailyPaymentCount",
+            examples=[20],
+            ge=1,
+            le=1000000,
+            title="Dailypaymentcount",
+        ),
+    ] = None
+    """
+    At most this many payments submitted per UTC day (a positive integer); null means no limit
+    """
 
 
 class LimitsRead(CorridorModel):
@@ -2189,6 +2202,13 @@ class LimitsRead(CorridorModel):
     ]
     daily: Annotated[str | None, Field(examples=["100000"], title="Daily")]
     monthly: Annotated[str | None, Field(examples=["1000000"], title="Monthly")]
+    daily_payment_count: Annotated[
+        int | None,
+        Field(alias="dailyPaymentCount", examples=[20], title="Dailypaymentcount"),
+    ] = None
+    """
+    Payments per UTC day; null: no limit
+    """
 
 
 class LineStatus(StrEnum):
@@ -2437,6 +2457,15 @@ class MigrationsCheck(CorridorModel):
     """
 
 
+class NewPayeeAction(StrEnum):
+    """
+    What happens to an agent's payment to a payee it never paid.
+    """
+
+    allow = "ALLOW"
+    request_approval = "REQUEST_APPROVAL"
+
+
 class NonBalanceItemRead(CorridorModel):
     """
     A deposit to one of the account's virtual accounts that went on without touching the
@@ -2625,6 +2654,24 @@ class PayeeType(StrEnum):
     counterparty = "counterparty"
     external_account = "external_account"
     external_wallet = "external_wallet"
+
+
+class PaymentCountRead(CorridorModel):
+    """
+    The payments counted in the UTC day of now against `dailyPaymentCount`.
+    """
+
+    window: Annotated[str, Field(examples=["day"], title="Window")]
+    limit: Annotated[int | None, Field(examples=[20], title="Limit")]
+    """
+    null: no daily payment count
+    """
+    used: Annotated[int, Field(examples=[3], title="Used")]
+    remaining: Annotated[int | None, Field(examples=[17], title="Remaining")]
+    """
+    null when there is no limit
+    """
+    resets_at: Annotated[str, Field(alias="resetsAt", title="Resetsat")]
 
 
 class PaymentReason(StrEnum):
@@ -4165,6 +4212,10 @@ class AgentRead(CorridorModel):
     require_mandate: Annotated[
         bool | None, Field(alias="requireMandate", title="Requiremandate")
     ] = False
+    new_payee_action: Annotated[
+        str | None,
+        Field(alias="newPayeeAction", examples=["ALLOW"], title="Newpayeeaction"),
+    ] = "ALLOW"
     status: Annotated[str, Field(examples=["ACTIVE"], title="Status")]
     created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
     updated_at: Annotated[str, Field(alias="updatedAt", title="Updatedat")]
@@ -4182,6 +4233,10 @@ class AgentSpendRead(CorridorModel):
     ]
     currency: Annotated[str, Field(examples=["USD"], title="Currency")]
     windows: Annotated[list[SpendWindowRead], Field(title="Windows")]
+    payments: PaymentCountRead | None = None
+    """
+    How many payments were counted today, and the limit
+    """
 
 
 class AllowlistEntry(CorridorModel):
@@ -6249,6 +6304,12 @@ class AgentCreate(CorridorModel):
     """
     Pay only under one of the agent's mandates
     """
+    new_payee_action: Annotated[NewPayeeAction | None, Field(alias="newPayeeAction")] = (
+        NewPayeeAction.allow
+    )
+    """
+    REQUEST_APPROVAL: a payment to a payee the agent never paid waits for an owner's approval, whatever overLimitAction says
+    """
 
 
 class AgentUpdate(CorridorModel):
@@ -6289,6 +6350,7 @@ class AgentUpdate(CorridorModel):
     require_mandate: Annotated[
         bool | None, Field(alias="requireMandate", title="Requiremandate")
     ] = None
+    new_payee_action: Annotated[NewPayeeAction | None, Field(alias="newPayeeAction")] = None
     status: Annotated[
         str | None,
         Field(

@@ -3147,6 +3147,11 @@ export interface components {
              * @default false
              */
             requireMandate?: boolean;
+            /**
+             * @description REQUEST_APPROVAL: a payment to a payee the agent never paid waits for an owner's approval, whatever overLimitAction says
+             * @default ALLOW
+             */
+            newPayeeAction?: components["schemas"]["NewPayeeAction"];
         };
         /**
          * AgentKeyCreate
@@ -3344,6 +3349,12 @@ export interface components {
              */
             requireMandate?: boolean;
             /**
+             * Newpayeeaction
+             * @default ALLOW
+             * @example ALLOW
+             */
+            newPayeeAction?: string;
+            /**
              * Status
              * @example ACTIVE
              */
@@ -3391,6 +3402,8 @@ export interface components {
             currency: string;
             /** Windows */
             windows: components["schemas"]["SpendWindowRead"][];
+            /** @description How many payments were counted today, and the limit */
+            payments?: components["schemas"]["PaymentCountRead"] | null;
         };
         /**
          * AgentUpdate
@@ -3423,6 +3436,7 @@ export interface components {
             overLimitAction?: components["schemas"]["OverLimitAction"] | null;
             /** Requiremandate */
             requireMandate?: boolean | null;
+            newPayeeAction?: components["schemas"]["NewPayeeAction"] | null;
             /** Status */
             status?: string | null;
             /** Customerid */
@@ -7018,6 +7032,11 @@ export interface components {
              * @example 1000000
              */
             monthly?: string | null;
+            /**
+             * Dailypaymentcount
+             * @description At most this many payments submitted per UTC day (a positive integer); null means no limit
+             */
+            dailyPaymentCount?: number | null;
         };
         /** LimitsRead */
         LimitsRead: {
@@ -7041,6 +7060,12 @@ export interface components {
              * @example 1000000
              */
             monthly: string | null;
+            /**
+             * Dailypaymentcount
+             * @description Payments per UTC day; null: no limit
+             * @example 20
+             */
+            dailyPaymentCount?: number | null;
         };
         /**
          * LineStatus
@@ -8367,7 +8392,12 @@ export interface components {
              */
             updatedAt: string;
         };
-        /** MandateRevoke */
+        /**
+         * MandateRevoke
+         * @example {
+         *       "reason": "The contractor's engagement ended"
+         *     }
+         */
         MandateRevoke: {
             /** Reason */
             reason?: string | null;
@@ -8583,6 +8613,12 @@ export interface components {
              */
             expected: string[];
         };
+        /**
+         * NewPayeeAction
+         * @description What happens to an agent's payment to a payee it never paid.
+         * @enum {string}
+         */
+        NewPayeeAction: "ALLOW" | "REQUEST_APPROVAL";
         /**
          * NonBalanceItemRead
          * @description A deposit to one of the account's virtual accounts that went on without touching the
@@ -8998,6 +9034,36 @@ export interface components {
          * @enum {string}
          */
         PayeeType: "counterparty" | "external_account" | "external_wallet";
+        /**
+         * PaymentCountRead
+         * @description The payments counted in the UTC day of now against `dailyPaymentCount`.
+         */
+        PaymentCountRead: {
+            /**
+             * Window
+             * @example day
+             */
+            window: string;
+            /**
+             * Limit
+             * @description null: no daily payment count
+             * @example 20
+             */
+            limit: number | null;
+            /**
+             * Used
+             * @example 3
+             */
+            used: number;
+            /**
+             * Remaining
+             * @description null when there is no limit
+             * @example 17
+             */
+            remaining: number | null;
+            /** Resetsat */
+            resetsAt: string;
+        };
         /**
          * PaymentReason
          * @description Spec 2.9.

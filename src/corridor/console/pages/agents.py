@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from corridor.agents import service as agents
 from corridor.agents.mandates import service as mandates
 from corridor.agents.mandates.schemas import MandateRead
-from corridor.agents.rules import AgentStatus, OverLimitAction, PayeeType
+from corridor.agents.rules import AgentStatus, NewPayeeAction, OverLimitAction, PayeeType
 from corridor.agents.schemas import (
     AgentCreate,
     AgentKeyCreate,
@@ -133,13 +133,15 @@ async def _agent_page(
         agent_id=agent.id,
         page=PageRequest(limit=agent_keys_shown_max, cursor=None),
     )
+    spend = AgentSpendRead.of(agent, usage, now)
     return page(
         console,
         "agents/detail.html",
         mandates=[MandateRead.of(mandate, now) for mandate in found_mandates.items],
         status=status,
         agent=AgentRead.of(agent),
-        meters=meters_of(AgentSpendRead.of(agent, usage, now)),
+        meters=meters_of(spend),
+        payments=spend.payments,
         keys=keys,
         customer_name=names.get(agent.customer_id),
         created_key=created_key,
@@ -159,15 +161,18 @@ AGENT_FORM_FIELDS = (
     "daily",
     "monthly",
     "overLimitAction",
+    "dailyPaymentCount",
+    "newPayeeAction",
     "allowlist",
 )
 LIMIT_FIELDS = ("perTransfer", "daily", "monthly")
 
 
-def _limits_of(form: dict[str, str], problems: dict[str, str]) -> dict[str, str | None]:
-    """The limits typed as decimal amounts of the chosen currency, in minor units."""
+def _limits_of(form: dict[str, str], problems: dict[str, str]) -> dict[str, object]:
+    """The limits typed as decimal amounts of the chosen currency, in minor units, and the
+    daily payment count as a whole number."""
     code = form.get("currency") or "USD"
-    limits: dict[str, str | None] = {"currency": code}
+    limits: dict[str, object] = {"currency": code}
     for field in LIMIT_FIELDS:
         text = (form.get(field) or "").strip().replace(",", "")
         if not text:
@@ -180,6 +185,10 @@ def _limits_of(form: dict[str, str], problems: dict[str, str]) -> dict[str, str 
             limits[field] = str(minor)
         except MoneyError as error:
             problems[field] = str(error)
+    count = (form.get("dailyPaymentCount") or "").strip()
+    if count:
+        # A whole number of payments; anything else goes to validation as typed.
+        limits["dailyPaymentCount"] = int(count) if count.isdigit() else count
     return limits
 
 
@@ -206,6 +215,7 @@ def _agent_create_of(form: dict[str, str], problems: dict[str, str]) -> AgentCre
         "limits": _limits_of(form, problems),
         "destinationAllowlist": _allowlist_of(form.get("allowlist", ""), problems),
         "overLimitAction": form.get("overLimitAction") or "REJECT",
+        "newPayeeAction": form.get("newPayeeAction") or "ALLOW",
     }
     try:
         return AgentCreate.model_validate(values)
@@ -238,6 +248,7 @@ def _new_agent_page(
         problems=problems,
         currencies=list(CURRENCIES),
         actions=[action.value for action in OverLimitAction],
+        new_payee_actions=[action.value for action in NewPayeeAction],
         payee_types=[payee.value for payee in PayeeType],
     )
 

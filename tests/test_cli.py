@@ -1,4 +1,5 @@
-"""The corridor command, run as a user runs it: a subprocess reading CORRIDOR_* variables."""
+"""The corridor command reading CORRIDOR_* variables: run in this process through its real
+entry point (tests/cli_runner.py), and as a subprocess in the tests marked so below."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import run_corridor
+
 
 @pytest.fixture
 def environment(tmp_path) -> dict[str, str]:
@@ -20,6 +23,19 @@ def environment(tmp_path) -> dict[str, str]:
 def corridor(
     environment: dict[str, str], *arguments: str, check: bool = True, input: str | None = None
 ) -> subprocess.CompletedProcess[str]:
+    """The command run in this process (tests/cli_runner.py): the same entry point, argv,
+    environment and stdin, reported as `subprocess.run` reports it."""
+    completed = run_corridor(arguments, environment=environment, input=input)
+    if check:
+        completed.check_returncode()
+    return completed
+
+
+def corridor_process(
+    environment: dict[str, str], *arguments: str, check: bool = True, input: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The command as a user runs it, a subprocess: kept for the few tests that prove the
+    installed entry point works end to end."""
     return subprocess.run(
         [sys.executable, "-m", "corridor.cli", *arguments],
         env=environment,
@@ -33,11 +49,12 @@ def corridor(
 def test_init_json_prints_exactly_the_credentials_and_makes_a_new_organization_each_time(
     environment, tmp_path
 ):
-    first = json.loads(corridor(environment, "init", "--json").stdout)
+    # As a user runs it: a subprocess (as in the three other tests that call corridor_process).
+    first = json.loads(corridor_process(environment, "init", "--json").stdout)
     assert set(first) == {"organizationId", "apiKey", "consoleEmail", "consolePassword"}
     assert first["organizationId"].startswith("org_")
     assert first["apiKey"].startswith("sk_sandbox_")
-    second = json.loads(corridor(environment, "init", "--json").stdout)
+    second = json.loads(corridor_process(environment, "init", "--json").stdout)
     assert second["organizationId"] != first["organizationId"]
     assert (tmp_path / "cli.db").exists()
 
@@ -80,7 +97,7 @@ def test_keys_create_list_and_revoke(environment):
 
 def test_keys_create_refuses_unknown_scopes(environment):
     corridor(environment, "init", "--json")
-    refused = corridor(environment, "keys", "create", "--scope", "money:print", check=False)
+    refused = corridor_process(environment, "keys", "create", "--scope", "money:print", check=False)
     assert refused.returncode == 2
     assert "unknown scopes" in refused.stderr
 
@@ -99,7 +116,7 @@ def test_migrate_is_idempotent(environment):
 
 
 def test_help_explains_every_command(environment):
-    text = corridor(environment, "--help").stdout
+    text = corridor_process(environment, "--help").stdout
     for command in ("init", "serve", "worker", "migrate", "keys"):
         assert command in text
 
@@ -239,8 +256,10 @@ def test_a_database_that_cannot_be_opened_is_one_line_every_time(environment, tm
         **environment,
         "CORRIDOR_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'missing' / 'x.db'}",
     }
+    # A subprocess: the traceback came from the driver's thread after the command's loop
+    # closed, which only a whole process shows.
     for _ in range(4):  # the database driver's thread used to add a traceback, sometimes
-        line = _one_line_error(corridor(unopenable, "keys", "list", check=False))
+        line = _one_line_error(corridor_process(unopenable, "keys", "list", check=False))
         assert "unable to open database file" in line
 
 

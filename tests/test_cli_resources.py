@@ -1,18 +1,19 @@
 """The CLI's resource commands (orgs, customers, transfers, agents, trigger, users
-reset-password), run as a user runs them: a subprocess on the suite's database (SQLite,
-and PostgreSQL when CORRIDOR_TEST_DATABASE_URL is set), the organization prepared through
-the real API."""
+reset-password), run through the real entry point with a user's argv and environment (in
+this process, tests/cli_runner.py; tests/test_cli.py runs it as a subprocess too) on the
+suite's database (SQLite, and PostgreSQL when CORRIDOR_TEST_DATABASE_URL is set), the
+organization prepared through the real API."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
 from datetime import UTC, datetime
 
 import pytest
 
+from tests.cli_runner import run_corridor
 from tests.conftest import TEST_SECRET_KEY
 from tests.parties.helpers import create_account
 from tests.support import active_customer
@@ -27,14 +28,7 @@ def corridor(
         "CORRIDOR_SECRET_KEY": TEST_SECRET_KEY,
         "COLUMNS": "100",
     }
-    return subprocess.run(
-        [sys.executable, "-m", "corridor.cli", *arguments],
-        env=environment,
-        capture_output=True,
-        text=True,
-        input=input,
-        timeout=120,
-    )
+    return run_corridor(arguments, environment=environment, input=input)
 
 
 def ok(result: subprocess.CompletedProcess[str]) -> str:

@@ -1,5 +1,6 @@
-"""`corridor receipts verify` and `rotate-key`, run as a user runs them (a subprocess on
-the suite's database)."""
+"""`corridor receipts verify` and `rotate-key`, run through the real entry point with a user's
+argv and environment (tests/cli_runner.py, as tests/test_cli_resources.py) on the suite's
+database."""
 
 from __future__ import annotations
 

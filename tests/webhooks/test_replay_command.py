@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 
+from tests.cli_runner import run_corridor
 from tests.conftest import TEST_SECRET_KEY
 from tests.webhooks.support import create_endpoint, deliver, emit_events, message, worker_settings
 
@@ -19,12 +19,8 @@ def _corridor(database_url: str, *arguments: str) -> subprocess.CompletedProcess
         "CORRIDOR_SECRET_KEY": TEST_SECRET_KEY,
         "TTY_COMPATIBLE": "1",
     }
-    return subprocess.run(
-        [sys.executable, "-m", "corridor.cli", *arguments],
-        env=environment,
-        capture_output=True,
-        text=True,
-    )
+    # In this process through the real entry point (tests/cli_runner.py).
+    return run_corridor(arguments, environment=environment)
 
 
 async def test_replay_command_queues_failed_deliveries_with_progress(

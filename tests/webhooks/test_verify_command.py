@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from corridor.webhooks import signing, verification
 from corridor.webhooks.rules import payload_bytes
+from tests.cli_runner import run_corridor
 
 SECRET = signing.new_secret()
 MESSAGE_ID = "msg_01jd3x0p6x9e3k2v1m8q4r7s5t"
@@ -95,11 +95,10 @@ def test_a_file_without_a_blank_line_is_not_a_saved_delivery():
 def _corridor(tmp_path, *arguments: str, content: bytes) -> subprocess.CompletedProcess[str]:
     saved = tmp_path / "delivery.http"
     saved.write_bytes(content)
-    return subprocess.run(
-        [sys.executable, "-m", "corridor.cli", "webhooks", "verify", *arguments, str(saved)],
-        env={**os.environ, "COLUMNS": "200"},
-        capture_output=True,
-        text=True,
+    # In this process through the real entry point (tests/cli_runner.py).
+    return run_corridor(
+        ["webhooks", "verify", *arguments, str(saved)],
+        environment={**os.environ, "COLUMNS": "200"},
     )
 
 

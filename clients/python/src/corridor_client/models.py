@@ -4732,10 +4732,7 @@ class BudgetIn(CorridorModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    amount: Annotated[
-        str,
-        Field(examples=["100000"], pattern="^(0|[1-9][0-9]{0,16})$", title="Amount"),
-    ]
+    amount: Annotated[str, Field(examples=["100000"], pattern="^[1-9][0-9]{0,16}$", title="Amount")]
     recurrence: Annotated[Recurrence | None, Field(examples=["MONTHLY"])] = Recurrence.none
 
 
@@ -6479,7 +6476,7 @@ class MandateCreate(CorridorModel):
         Field(
             alias="maxPerPayment",
             examples=["5000"],
-            pattern="^(0|[1-9][0-9]{0,16})$",
+            pattern="^[1-9][0-9]{0,16}$",
             title="Maxperpayment",
         ),
     ]

@@ -14,10 +14,10 @@ from corridor.agents.mandates.rules import (
     period_start,
     status_now,
 )
-from corridor.agents.schemas import MinorUnitsText
 from corridor.kit.money import MoneyError, parse_minor_units
 from corridor.kit.schemas import (
     CurrencyCode,
+    InSchema,
     RequestModel,
     ResponseModel,
     SingleLineText,
@@ -29,6 +29,10 @@ purpose_chars_max = 500
 max_uses_max = 1_000_000_000
 MANDATE_ID_EXAMPLE = "mdt_01jd3x0p6x9e3k2v1m8q4r7s5t"
 _WHEN = "2026-12-01T00:00:00.000Z"
+# A positive amount in minor units, as a string (the document says so: "0" is refused).
+PositiveMinorUnitsText = Annotated[
+    StrictStr, Field(examples=["100000"]), InSchema(pattern=r"^[1-9][0-9]{0,16}$")
+]
 
 
 def _positive_minor_units(value: str) -> str:
@@ -52,7 +56,7 @@ class MandatePayeeIn(RequestModel):
 
 
 class BudgetIn(RequestModel):
-    amount: MinorUnitsText = Field(examples=["100000"])
+    amount: PositiveMinorUnitsText = Field(examples=["100000"])
     recurrence: Recurrence = Field(default=Recurrence.NONE, examples=["MONTHLY"])
 
     @field_validator("amount")
@@ -83,7 +87,7 @@ class MandateCreate(RequestModel):
 
     currency: CurrencyCode = Field(examples=["USD"])
     payees: list[MandatePayeeIn] = Field(min_length=1, max_length=payees_max)
-    max_per_payment: MinorUnitsText = Field(examples=["5000"])
+    max_per_payment: PositiveMinorUnitsText = Field(examples=["5000"])
     budget: BudgetIn
     max_uses: Annotated[StrictInt, Field(ge=1, le=max_uses_max)] | None = None
     not_before: AwareDatetime | None = Field(

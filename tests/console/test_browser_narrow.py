@@ -10,6 +10,7 @@ import contextlib
 from collections.abc import AsyncIterator
 
 import pytest
+from playwright.async_api import Error as PlaywrightError
 
 from tests.assistant.conftest import drive
 from tests.console.browsing import SCREENSHOTS
@@ -69,6 +70,17 @@ async def test_the_console_fits_a_phone(app, owner, base_url, browser):
         assert await events.evaluate("(card) => card.scrollWidth > card.clientWidth")
 
 
+async def reload_settled(page, url: str) -> None:
+    """Open `url` again; the thread's page may reload itself as its run moves on, and a
+    navigation of its own that interrupts ours lands on the same page: wait for it."""
+    try:
+        await page.goto(url)
+    except PlaywrightError as error:
+        if "interrupted by another navigation" not in str(error):
+            raise
+        await page.wait_for_load_state()
+
+
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280", "390"])
 async def test_the_assistant_box_waits_for_a_confirmation_and_cancel_ends_it(
     app, owner, base_url, browser, viewport
@@ -83,7 +95,7 @@ async def test_the_assistant_box_waits_for_a_confirmation_and_cancel_ends_it(
         await page.get_by_role("button", name="Send", exact=True).click()
         await page.wait_for_url("**?done=assistant-sent")
         await drive(app)
-        await page.goto(page.url.split("?")[0])
+        await reload_settled(page, page.url.split("?")[0])
         await page.get_by_role("button", name="Approve").first.wait_for()
         assert await message.is_disabled()
         assert await page.get_by_role("button", name="Send", exact=True).is_disabled()

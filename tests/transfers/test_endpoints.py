@@ -44,6 +44,7 @@ async def test_a_draft_shows_exactly_the_fields_that_apply(tenant, customer):
         "fundingNeeded",
         "agentId",
         "agentApprovalStatus",
+        "mandateId",
         "developerFee",
         "returnedToAccountId",
         "currentLegIndex",
@@ -53,6 +54,7 @@ async def test_a_draft_shows_exactly_the_fields_that_apply(tenant, customer):
     assert set(draft) == always
     assert draft["id"].startswith("tfr_") and draft["organizationId"] == tenant.organization_id
     assert draft["agentId"] is None and draft["agentApprovalStatus"] is None
+    assert draft["mandateId"] is None
     assert draft["returnedToAccountId"] is None and draft["currentLegIndex"] == 0
     assert draft["sourceAmount"] == {
         "currency": "USD",

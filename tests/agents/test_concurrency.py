@@ -11,6 +11,7 @@ import asyncio
 
 import pytest
 
+from corridor.audit import service as audit
 from corridor.config import Environment
 from tests.auth.credentials import bearer
 from tests.conftest import assert_error, built_app, client_for
@@ -140,3 +141,51 @@ async def test_two_api_processes_on_postgresql_admit_exactly_the_limit(
     assert int(spend["windows"][0]["used"]) == admitted * payment_minor
     balance = await owner.customer.balance("USD")
     assert balance["available"] == 100_000_000 - admitted * payment_minor
+
+
+deadlock_rounds = 20
+
+
+async def test_an_approval_and_another_agents_submits_on_one_account_never_deadlock(owner, backend):
+    """Two agents funded by one account: an owner's approval of one (the balance hold,
+    then its audit record) races the other's submits (their audit records, then the
+    hold). Records are appended without a lock and linked afterwards, so neither waits
+    on the other: no deadlock, no 500, the books balance and the audit chain holds."""
+    if backend == "sqlite":
+        pytest.skip("row locks are PostgreSQL's; SQLite serialises writers")
+    approved = await owner.create_agent(
+        overLimitAction="REQUEST_APPROVAL",
+        limits={"perTransfer": str(5 * payment_minor), "daily": str(1_000 * payment_minor)},
+    )
+    paying = await owner.create_agent(limits={"daily": str(1_000 * payment_minor)})
+    approved_client = await owner.agent_client(approved["id"])
+    paying_client = await owner.agent_client(paying["id"])
+    spent = 0
+    for _ in range(deadlock_rounds):
+        big = await approved_client.post("/v1/transfers", json=owner.payment(8 * payment_minor))
+        parked = await approved_client.post(f"/v1/transfers/{big.json()['id']}/submit")
+        assert_error(parked, 403, "agent_approval_required")
+        drafts = [
+            (await paying_client.post("/v1/transfers", json=owner.payment(payment_minor))).json()[
+                "id"
+            ]
+            for _ in range(3)
+        ]
+        approval, *submits = await asyncio.gather(
+            owner.client.post(
+                f"/v1/transfers/{big.json()['id']}/agent-approval", json={"decision": "APPROVE"}
+            ),
+            *(paying_client.post(f"/v1/transfers/{draft}/submit") for draft in drafts),
+        )
+        assert approval.status_code == 200, approval.text
+        for answer in submits:
+            assert answer.status_code == 200, answer.text
+        spent += 8 * payment_minor + 3 * payment_minor
+    balance = await owner.customer.balance("USD")
+    assert balance["available"] == 100_000_000 - spent
+    organization_id = owner.tenant.organization_id
+    await audit.link_pending(owner.app.state.database, organization_id)
+    async with owner.app.state.database.session(write=False) as session:
+        verified = await audit.verify_chain(session, organization_id)
+    # Each round: the parked submit, the approval, three allowed payments.
+    assert verified.holds and verified.count >= 5 * deadlock_rounds

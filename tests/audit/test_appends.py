@@ -1,5 +1,5 @@
-"""`audit.service.append` under concurrency and rollback, and `corridor audit verify`
-against a chain changed behind the server's back."""
+"""`audit.service.append` and `link_pending` under concurrency and rollback, and
+`corridor audit verify` against a chain changed behind the server's back."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ concurrent_appends = 50
 at = datetime(2026, 11, 28, 1, 0, tzinfo=UTC)
 
 
-async def _append(database: Database, organization_id: str, number: int) -> int:
+async def _append(database: Database, organization_id: str, number: int) -> str:
+    """One record in a transaction of its own, unlinked: its id."""
     async with database.session() as session, session.begin():
         record = await audit.append(
             session,
@@ -32,7 +33,8 @@ async def _append(database: Database, organization_id: str, number: int) -> int:
             detail={"number": number},
             at=at,
         )
-        return record.sequence
+        assert record.sequence is None and record.hash is None
+        return record.id
 
 
 async def _chain(database: Database, organization_id: str) -> list[AuditEvent]:
@@ -45,16 +47,20 @@ async def _chain(database: Database, organization_id: str) -> list[AuditEvent]:
         return list(found.scalars())
 
 
+async def _sequences(database: Database, organization_id: str) -> dict[str, int | None]:
+    return {record.id: record.sequence for record in await _chain(database, organization_id)}
+
+
 async def test_concurrent_appends_in_separate_transactions_never_fork_or_gap(
     app, database_url, backend
 ):
-    """Many connections at once (two Database engines, as two processes have): on
-    PostgreSQL the head row's lock orders them; SQLite serialises writers."""
+    """Many connections at once (two Database engines, as two processes have) append
+    without waiting for each other; one link then chains them all 1..N."""
     organization_id = new_id("org")
     other = Database(database_url)
     try:
         databases = [app.state.database, other]
-        sequences = await asyncio.gather(
+        ids = await asyncio.gather(
             *(
                 _append(databases[number % 2], organization_id, number)
                 for number in range(concurrent_appends)
@@ -62,7 +68,46 @@ async def test_concurrent_appends_in_separate_transactions_never_fork_or_gap(
         )
     finally:
         await other.dispose()
-    assert sorted(sequences) == list(range(1, concurrent_appends + 1))
+    assert set((await _sequences(app.state.database, organization_id)).values()) == {None}
+    assert await audit.link_pending(app.state.database, organization_id) == concurrent_appends
+    sequences = await _sequences(app.state.database, organization_id)
+    assert sorted(sequences) == sorted(ids)
+    assert sorted(sequences.values()) == list(range(1, concurrent_appends + 1))
+    async with app.state.database.session(write=False) as session:
+        result = await audit.verify_chain(session, organization_id)
+    assert result.holds and result.count == concurrent_appends
+    assert await audit.link_pending(app.state.database, organization_id) == 0
+
+
+async def test_concurrent_linkers_never_fork_or_gap(app, database_url, backend):
+    """Two linkers (two engines, as two processes have) run again and again while records
+    are appended: every record is linked exactly once, the chain is 1..N, it holds."""
+    organization_id = new_id("org")
+    other = Database(database_url)
+    try:
+        databases = [app.state.database, other]
+
+        async def link_rounds(database: Database) -> int:
+            linked = 0
+            for _ in range(10):
+                linked += await audit.link_pending(database, organization_id)
+            return linked
+
+        results = await asyncio.gather(
+            link_rounds(databases[0]),
+            link_rounds(databases[1]),
+            *(
+                _append(databases[number % 2], organization_id, number)
+                for number in range(concurrent_appends)
+            ),
+        )
+        linked = results[0] + results[1]
+        linked += await audit.link_pending(other, organization_id)
+    finally:
+        await other.dispose()
+    assert linked == concurrent_appends
+    sequences = await _sequences(app.state.database, organization_id)
+    assert sorted(sequences.values()) == list(range(1, concurrent_appends + 1))
     async with app.state.database.session(write=False) as session:
         result = await audit.verify_chain(session, organization_id)
     assert result.holds and result.count == concurrent_appends
@@ -70,10 +115,11 @@ async def test_concurrent_appends_in_separate_transactions_never_fork_or_gap(
 
 async def test_a_rolled_back_append_leaves_no_gap(app):
     organization_id = new_id("org")
-    assert await _append(app.state.database, organization_id, 1) == 1
+    first = await _append(app.state.database, organization_id, 1)
+    await audit.link_pending(app.state.database, organization_id)
     async with app.state.database.session() as session:
         await session.begin()
-        record = await audit.append(
+        await audit.append(
             session,
             organization_id=organization_id,
             kind="agent.payment.allowed",
@@ -81,9 +127,10 @@ async def test_a_rolled_back_append_leaves_no_gap(app):
             outcome="allowed",
             at=at,
         )
-        assert record.sequence == 2
         await session.rollback()
-    assert await _append(app.state.database, organization_id, 3) == 2
+    third = await _append(app.state.database, organization_id, 3)
+    await audit.link_pending(app.state.database, organization_id)
+    assert await _sequences(app.state.database, organization_id) == {first: 1, third: 2}
     async with app.state.database.session(write=False) as session:
         assert (await audit.verify_chain(session, organization_id)).holds
 
@@ -128,3 +175,18 @@ async def test_cli_verify_names_the_first_bad_sequence(app, database_url, make_t
     broken = await asyncio.to_thread(_verify, database_url, organization_id)
     assert broken.returncode == 1, broken.stdout
     assert f"broken at sequence {bad}:" in broken.stderr
+
+
+async def test_the_worker_links_every_organization_with_unlinked_records(app, clock):
+    """The worker's `audit_link` task (every second, also under `corridor serve`)."""
+    from corridor.workers.runner import TASKS
+
+    assert "audit_link" in {task.name for task in TASKS}
+    organizations = [new_id("org"), new_id("org")]
+    for organization_id in organizations:
+        for number in range(3):
+            await _append(app.state.database, organization_id, number)
+    assert await audit.link_task(app.state.database, clock) >= 6
+    for organization_id in organizations:
+        sequences = await _sequences(app.state.database, organization_id)
+        assert sorted(sequences.values()) == [1, 2, 3]

@@ -89,6 +89,10 @@ async def list_audit_events(
     Needs `organizations:read`; an agent's key reads its own agent's records only; a
     caller bound to one customer is refused."""
     filters = _filters(agent_id, transfer_id, kind, created_after, created_before)
+    service.check_reader(context.caller)
+    await service.link_before_read(
+        context.database, context.session, context.caller.organization_id
+    )
     found = await service.list_events(
         context.session, caller=context.caller, filters=filters, page=page
     )
@@ -160,6 +164,7 @@ async def export_audit_events(
     database: Database = request.app.state.database
 
     async def lines() -> AsyncIterator[bytes]:
+        await service.link_pending(database, caller.organization_id)
         async with database.session(write=False) as session:
             async for item in service.export_events(session, caller=caller, filters=filters):
                 yield orjson.dumps(item) + b"\n"
@@ -176,5 +181,9 @@ async def export_audit_events(
 async def get_audit_event(event_id: str, context: Context) -> AuditEventRead:
     """One record of the organization's chain (`aud_…`), as the list shows it; an agent's
     key reads only its own agent's records (another's: 404)."""
+    service.check_reader(context.caller)
+    await service.link_before_read(
+        context.database, context.session, context.caller.organization_id
+    )
     found = await service.read_event(context.session, caller=context.caller, event_id=event_id)
     return AuditEventRead.model_validate(service.item_of(found))

@@ -11,28 +11,13 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.audit.rules import GENESIS_HASH, AuditFilters
-from corridor.kit.db import get_visible, is_sqlite
+from corridor.kit.db import for_update, get_visible, is_sqlite
 from corridor.models.audit import AuditEvent, AuditHead
 
 
-async def advance_head(session: AsyncSession, organization_id: str) -> tuple[int, str] | None:
-    """The organization's head moved one on: the new record's sequence and the hash it
-    links to; None when the organization has no head yet. On PostgreSQL the UPDATE locks
-    the head's row until the transaction ends, so appends of one organization run one
-    after another in any number of processes; SQLite serialises writers itself."""
-    statement = (
-        update(AuditHead)
-        .where(AuditHead.organization_id == organization_id)
-        .values(sequence=AuditHead.sequence + 1)
-        .returning(AuditHead.sequence, AuditHead.hash)
-    )
-    row = (await session.execute(statement)).one_or_none()
-    return None if row is None else (int(row[0]), str(row[1]))
-
-
 async def create_head(session: AsyncSession, organization_id: str) -> None:
-    """The head of a chain with no record yet (another transaction's, if it made it
-    first: then this waits for it, and `advance_head` then moves that one)."""
+    """The head of a chain with no record yet, unless it exists (another transaction's,
+    if it made it first: then this waits for it to end)."""
     values = {"organization_id": organization_id, "sequence": 0, "hash": GENESIS_HASH}
     insert = sqlite_insert if is_sqlite(session) else postgresql_insert
     await session.execute(
@@ -42,9 +27,45 @@ async def create_head(session: AsyncSession, organization_id: str) -> None:
     )
 
 
-async def set_head_hash(session: AsyncSession, organization_id: str, hash_: str) -> None:
+async def lock_head(session: AsyncSession, organization_id: str) -> tuple[int, str]:
+    """The organization's head, locked until the transaction ends (PostgreSQL; SQLite's
+    write transaction serialises linkers itself): one linker at a time per chain."""
+    await create_head(session, organization_id)
+    statement = for_update(
+        session, select(AuditHead).where(AuditHead.organization_id == organization_id)
+    )
+    head = (await session.execute(statement)).scalar_one()
+    return int(head.sequence), str(head.hash)
+
+
+async def unlinked_events(
+    session: AsyncSession, organization_id: str, *, limit: int
+) -> list[AuditEvent]:
+    """The organization's records not linked into its chain yet, oldest first."""
+    found = await session.execute(
+        select(AuditEvent)
+        .where(AuditEvent.organization_id == organization_id, AuditEvent.sequence.is_(None))
+        .order_by(AuditEvent.created_at, AuditEvent.id)
+        .limit(limit)
+    )
+    return list(found.scalars())
+
+
+async def organizations_with_unlinked(session: AsyncSession) -> list[str]:
+    found = await session.execute(
+        select(AuditEvent.organization_id)
+        .where(AuditEvent.sequence.is_(None))
+        .distinct()
+        .order_by(AuditEvent.organization_id)
+    )
+    return list(found.scalars())
+
+
+async def set_head(session: AsyncSession, organization_id: str, sequence: int, hash_: str) -> None:
     await session.execute(
-        update(AuditHead).where(AuditHead.organization_id == organization_id).values(hash=hash_)
+        update(AuditHead)
+        .where(AuditHead.organization_id == organization_id)
+        .values(sequence=sequence, hash=hash_)
     )
 
 
@@ -67,7 +88,11 @@ async def organizations_with_chains(session: AsyncSession) -> list[str]:
 
 
 def visible_events(organization_id: str, agent_id: str | None) -> Select[Any]:
-    statement = select(AuditEvent).where(AuditEvent.organization_id == organization_id)
+    """The organization's linked records (one committed between a link and a read waits
+    for the next link)."""
+    statement = select(AuditEvent).where(
+        AuditEvent.organization_id == organization_id, AuditEvent.sequence.is_not(None)
+    )
     if agent_id is not None:
         statement = statement.where(AuditEvent.agent_id == agent_id)
     return statement
@@ -119,4 +144,4 @@ async def events_in_order(
             session.expunge(row)
         if len(rows) < batch:
             return
-        after = rows[-1].sequence
+        after = int(rows[-1].sequence or 0)

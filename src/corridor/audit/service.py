@@ -1,9 +1,13 @@
-"""Appending to the audit chain, reading it, verifying it.
+"""Appending to the audit chain, linking it, reading it, verifying it.
 
 `append` is the one way a record is written: in the caller's transaction, so a record
-exists exactly when its decision committed. A refusal raises and rolls its transaction
-back; its record is written after that, in its own short transaction
-(`defer_until_rollback`, then `record_deferred` by whoever rolled back)."""
+exists exactly when its decision committed. It only inserts the record, unlinked (no
+sequence, no hashes) and takes no lock: an organization's decisions never wait for each
+other on the chain. `link_pending` then links the unlinked records in order, in a short
+transaction of its own holding the head's lock: the worker's `link_task` every second,
+and every reader before it reads, so no one ever sees an unlinked record. A refusal
+raises and rolls its transaction back; its record is written after that, in its own
+short transaction (`defer_until_rollback`, then kit/aftermath.py)."""
 
 from __future__ import annotations
 
@@ -19,6 +23,8 @@ from corridor.audit.errors import AuditReadForbidden
 from corridor.auth.callers import Caller, CallerKind
 from corridor.auth.scopes import Scope
 from corridor.kit import aftermath
+from corridor.kit.clock import Clock
+from corridor.kit.db import Database
 from corridor.kit.ids import new_id
 from corridor.kit.logging import get_logger
 from corridor.kit.pagination import Page, PageRequest, fetch_page
@@ -36,7 +42,10 @@ def actor(caller: Caller) -> dict[str, str]:
 
 
 def item_of(record: AuditEvent) -> dict[str, Any]:
-    """The record as the API shows it, `hash` included."""
+    """The record as the API shows it, `hash` included: a linked record (`link_pending`
+    links it; readers read only linked ones)."""
+    if record.sequence is None or record.previous_hash is None:
+        raise ValueError(f"audit record {record.id} is not linked yet")
     return {
         **rules.item(
             id=record.id,
@@ -68,19 +77,12 @@ async def append(
     detail: Mapping[str, Any] | None = None,
     at: datetime,
 ) -> AuditEvent:
-    """The next record of the organization's chain, in the caller's transaction. The head
-    row stays locked until that transaction ends (PostgreSQL), so concurrent appends never
-    fork the chain or leave a gap: a rolled-back append gives its sequence back."""
-    advanced = await repository.advance_head(session, organization_id)
-    if advanced is None:
-        await repository.create_head(session, organization_id)
-        advanced = await repository.advance_head(session, organization_id)
-        assert advanced is not None
-    sequence, previous_hash = advanced
+    """The organization's next record, in the caller's transaction, unlinked: `sequence`,
+    `previous_hash` and `hash` are set by the next `link_pending`. Takes no lock."""
     record = AuditEvent(
         id=new_id("aud"),
         organization_id=organization_id,
-        sequence=sequence,
+        sequence=None,
         kind=str(kind),
         agent_id=agent_id,
         transfer_id=transfer_id,
@@ -89,14 +91,68 @@ async def append(
         outcome=str(outcome),
         detail=dict(detail or {}),
         created_at=rules.stored_moment(at),
-        previous_hash=previous_hash,
-        hash="",
+        previous_hash=None,
+        hash=None,
     )
-    record.hash = rules.hash_of(item_of(record))
-    await repository.set_head_hash(session, organization_id, record.hash)
     session.add(record)
     await session.flush()
     return record
+
+
+# --- Linking: in order, one linker per organization at a time -------------------------------
+
+_LINK_BATCH = 500
+
+
+async def _link_in(session: AsyncSession, organization_id: str) -> int:
+    sequence, previous_hash = await repository.lock_head(session, organization_id)
+    linked = 0
+    while True:
+        pending = await repository.unlinked_events(session, organization_id, limit=_LINK_BATCH)
+        for record in pending:
+            sequence += 1
+            record.sequence = sequence
+            record.previous_hash = previous_hash
+            record.hash = rules.hash_of(item_of(record))
+            previous_hash = record.hash
+        if pending:
+            await session.flush()
+            linked += len(pending)
+        if len(pending) < _LINK_BATCH:
+            break
+    if linked:
+        await repository.set_head(session, organization_id, sequence, previous_hash)
+    return linked
+
+
+async def link_pending(database_or_session: Database | AsyncSession, organization_id: str) -> int:
+    """Link the organization's unlinked records, oldest first (created_at, then id): each
+    gets the next sequence, the hash of the one before and its own; the head moves on.
+    In its own short transaction (given a Database) or the session's (its caller
+    commits); the head stays locked until then, so linkers in any number of processes
+    never fork the chain or leave a gap. Returns how many records it linked."""
+    if isinstance(database_or_session, AsyncSession):
+        return await _link_in(database_or_session, organization_id)
+    async with database_or_session.session() as session, session.begin():
+        return await _link_in(session, organization_id)
+
+
+async def link_before_read(database: Database, session: AsyncSession, organization_id: str) -> None:
+    """Before a reader reads with `session`: end its transaction (a snapshot taken before
+    the link would not show it, and on SQLite it may hold the write lock), then link."""
+    if session.in_transaction():
+        await session.commit()
+    await link_pending(database, organization_id)
+
+
+async def link_task(database: Database, _clock: Clock) -> int:
+    """The worker's task: link every organization with unlinked records."""
+    async with database.session(write=False) as session:
+        organizations = await organizations_with_unlinked(session)
+    linked = 0
+    for organization_id in organizations:
+        linked += await link_pending(database, organization_id)
+    return linked
 
 
 # --- Refusals: recorded after their transaction rolled back ---------------------------------
@@ -181,7 +237,8 @@ async def export_events(
 
 
 async def verify_chain(session: AsyncSession, organization_id: str) -> rules.Verification:
-    """The organization's whole chain recomputed (rules.verify), with its head."""
+    """The organization's whole chain recomputed (rules.verify), with its head: the
+    linked records (link first: `link_pending`)."""
 
     async def items() -> AsyncIterator[dict[str, Any]]:
         statement = repository.visible_events(organization_id, None)
@@ -203,6 +260,10 @@ async def verify_for(session: AsyncSession, *, caller: Caller) -> rules.Verifica
 
 async def organizations_with_chains(session: AsyncSession) -> list[str]:
     return await repository.organizations_with_chains(session)
+
+
+async def organizations_with_unlinked(session: AsyncSession) -> list[str]:
+    return await repository.organizations_with_unlinked(session)
 
 
 _ID_KINDS = {

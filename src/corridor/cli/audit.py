@@ -24,9 +24,16 @@ def audit_verify(
     async def main() -> list[tuple[str, service.rules.Verification]]:
         database, _, _ = open_database()
         try:
+            if organization is None:
+                async with database.session(write=False) as session:
+                    pending = await service.organizations_with_unlinked(session)
+                for organization_id in pending:
+                    await service.link_pending(database, organization_id)
             async with database.session(write=False) as session:
                 if organization is not None:
                     organizations = [await resolve_organization(session, organization)]
+                    await session.commit()
+                    await service.link_pending(database, organizations[0])
                 else:
                     organizations = await service.organizations_with_chains(session)
                 return [

@@ -93,6 +93,13 @@ def partial_index(table: str, column: str, *, leading: tuple[str, ...] = ()) -> 
     )
 
 
+def unset_index(name: str, *columns: str, unset: str) -> Index:
+    """`name` on `columns` over only the rows whose `unset` column is NULL (PostgreSQL and
+    SQLite): to find the few rows still waiting for it (audit records not yet linked)."""
+    absent = text(f"{unset} IS NULL")
+    return Index(name, *columns, postgresql_where=absent, sqlite_where=absent)
+
+
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
     # A table of typed ids names its prefix ("tfr") and what a 404 calls it ("transfer").

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from corridor.assistant import execution
 from corridor.assistant import retention as assistant_retention
 from corridor.assistant.execution import AssistantEnvironment
+from corridor.audit import service as audit
 from corridor.bankfiles import tasks as bank_file_tasks
 from corridor.config import Settings, get_settings
 from corridor.kit import metrics, stopping
@@ -59,6 +60,7 @@ TASKS: list[PeriodicTask] = [
     PeriodicTask("webhook_dispatch", dispatcher.dispatch_task, interval_s=0.1),
     PeriodicTask("webhook_retention", retention.purge_task, interval_s=600),
     PeriodicTask("request_log_retention", request_log.prune_task, interval_s=600),
+    PeriodicTask("audit_link", audit.link_task, interval_s=1),
     PeriodicTask("transfer_engine", transfer_engine.advance_transfers, interval_s=1),
     PeriodicTask("bank_files", bank_file_tasks.write_and_upload, interval_s=1),
     PeriodicTask("bank_file_inbox", bank_file_tasks.read_inbox, interval_s=30),

@@ -32,6 +32,9 @@ OUTCOME_BADGES = {
 @router.get("/audit")
 async def audit_list(console: ConsolePage) -> Response:
     listing = listing_of(console.request, filters=("agent", "kind"))
+    await audit.link_before_read(
+        console.request.app.state.database, console.session, console.caller.organization_id
+    )
     found = await audit.list_events(
         console.session,
         caller=console.caller,

@@ -26,7 +26,7 @@ def upgrade() -> None:
         "audit_events",
         sa.Column("id", sa.String(40), nullable=False),
         sa.Column("organization_id", sa.String(40), nullable=False),
-        sa.Column("sequence", sa.BigInteger(), nullable=False),
+        sa.Column("sequence", sa.BigInteger(), nullable=True),
         sa.Column("kind", sa.String(60), nullable=False),
         sa.Column("agent_id", sa.String(40), nullable=True),
         sa.Column("transfer_id", sa.String(40), nullable=True),
@@ -35,8 +35,8 @@ def upgrade() -> None:
         sa.Column("outcome", sa.String(40), nullable=False),
         sa.Column("detail", _JSON, nullable=False),
         sa.Column("created_at", UTCDateTime(), nullable=False),
-        sa.Column("previous_hash", sa.String(80), nullable=False),
-        sa.Column("hash", sa.String(80), nullable=False),
+        sa.Column("previous_hash", sa.String(80), nullable=True),
+        sa.Column("hash", sa.String(80), nullable=True),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_audit_events")),
         sa.UniqueConstraint("organization_id", "sequence", name="uq_audit_events_sequence"),
     )
@@ -47,6 +47,13 @@ def upgrade() -> None:
         "ix_audit_events_transfer_id",
         "audit_events",
         ["organization_id", "transfer_id", "sequence"],
+    )
+    op.create_index(
+        "ix_audit_events_unlinked",
+        "audit_events",
+        ["organization_id"],
+        postgresql_where=sa.text("sequence IS NULL"),
+        sqlite_where=sa.text("sequence IS NULL"),
     )
     op.create_table(
         "audit_heads",
@@ -59,6 +66,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("audit_heads")
+    op.drop_index("ix_audit_events_unlinked", table_name="audit_events")
     op.drop_index("ix_audit_events_transfer_id", table_name="audit_events")
     op.drop_index("ix_audit_events_agent_id", table_name="audit_events")
     op.drop_table("audit_events")

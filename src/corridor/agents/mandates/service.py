@@ -87,17 +87,27 @@ def _emit(session: AsyncSession, event_type: str, mandate: AgentMandate, now: da
     )
 
 
-async def _audit(
+# The mandate events that are also agent decisions of the audit chain (audit/).
+_AUDITED = {
+    MANDATE_CREATED: (AuditKind.MANDATE_CREATED, AuditOutcome.CREATED),
+    MANDATE_CONSUMED: (AuditKind.MANDATE_CONSUMED, AuditOutcome.CONSUMED),
+    MANDATE_REVOKED: (AuditKind.MANDATE_REVOKED, AuditOutcome.REVOKED),
+}
+
+
+async def _announce(
     session: AsyncSession,
-    kind: AuditKind,
-    outcome: AuditOutcome,
+    event_type: str,
     mandate: AgentMandate,
     *,
     actor: dict[str, str],
     now: datetime,
     transfer_id: str | None = None,
 ) -> None:
-    """The mandate's change in the organization's audit chain (audit/), in its transaction."""
+    """The change's event, and its record in the organization's audit chain, both in its
+    transaction."""
+    _emit(session, event_type, mandate, now)
+    kind, outcome = _AUDITED[event_type]
     await audit.append(
         session,
         organization_id=mandate.organization_id,
@@ -254,15 +264,7 @@ async def create_mandate(
     )
     session.add(mandate)
     await session.flush()
-    _emit(session, MANDATE_CREATED, mandate, now)
-    await _audit(
-        session,
-        AuditKind.MANDATE_CREATED,
-        AuditOutcome.CREATED,
-        mandate,
-        actor=audit.actor(caller),
-        now=now,
-    )
+    await _announce(session, MANDATE_CREATED, mandate, actor=audit.actor(caller), now=now)
     return mandate
 
 
@@ -290,15 +292,7 @@ async def revoke_mandate(
     mandate.version += 1
     mandate.updated_at = now
     await session.flush()
-    _emit(session, MANDATE_REVOKED, mandate, now)
-    await _audit(
-        session,
-        AuditKind.MANDATE_REVOKED,
-        AuditOutcome.REVOKED,
-        mandate,
-        actor=audit.actor(caller),
-        now=now,
-    )
+    await _announce(session, MANDATE_REVOKED, mandate, actor=audit.actor(caller), now=now)
     return mandate
 
 
@@ -417,11 +411,9 @@ async def consume(
         mandate = await repository.mandate_by_id(session, terms.id)
         assert mandate is not None
         transfer.mandate_id = mandate.id
-        _emit(session, MANDATE_CONSUMED, mandate, now)
-        await _audit(
+        await _announce(
             session,
-            AuditKind.MANDATE_CONSUMED,
-            AuditOutcome.CONSUMED,
+            MANDATE_CONSUMED,
             mandate,
             actor=audit_rules.actor_of("agent", agent.id),
             now=now,

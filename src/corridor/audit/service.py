@@ -94,8 +94,7 @@ async def append(
         previous_hash=None,
         hash=None,
     )
-    session.add(record)
-    await session.flush()
+    session.add(record)  # written with the caller's unit of work: no round trip of its own
     return record
 
 

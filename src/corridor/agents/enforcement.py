@@ -211,8 +211,9 @@ class AgentSpendGuard:
         if not destination_allowed(agent, transfer):
             raise AgentDestinationNotAllowed(agent.id)
         transfer.agent_id = agent.id
+        payees = payees_of(transfer)
         mandate_id = await mandates.admitting(
-            session, agent=agent, transfer=transfer, payees=payees_of(transfer), now=now
+            session, agent=agent, transfer=transfer, payees=payees, now=now
         )
         payee = payee_of(transfer)
         transfer.agent_payee_id = payee[1] if payee else None
@@ -246,7 +247,7 @@ class AgentSpendGuard:
                         session,
                         agent=agent,
                         transfer=transfer,
-                        payees=payees_of(transfer),
+                        payees=payees,
                         now=now,
                     )
                 return None

@@ -188,6 +188,10 @@ async def test_the_assistant_proposes_a_payment_and_it_runs_once_approved(
         await approve.click()
         await page.get_by_text("Approved: the assistant carried it out.").wait_for(timeout=wait_ms)
         await drive(app)
+        # The answer streams into the live box first; the page then reloads itself once the
+        # run ends. Read the page the server renders after that, not the one being replaced.
+        await page.locator("#live-run").wait_for(state="detached", timeout=wait_ms)
+        await page.wait_for_load_state()
         answer = page.get_by_text("Sent: transfer ")
         await answer.wait_for(timeout=wait_ms)
         await _clean(page)

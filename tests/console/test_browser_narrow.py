@@ -113,3 +113,42 @@ async def test_the_assistant_box_waits_for_a_confirmation_and_cancel_ends_it(
         assert await page.get_by_role("button", name="Approve").count() == 0
         listed = await owner.client.get("/v1/transfers", params={"customerId": owner.customer.id})
         assert listed.json()["data"] == []
+
+
+async def test_a_thread_started_as_an_agent_pays_within_its_mandate(app, owner, base_url, browser):
+    agent = await owner.create_agent(name="Parts buyer", requireMandate=True)
+    await owner.agent_key(agent["id"])
+    mandate = await owner.client.post(
+        f"/v1/agents/{agent['id']}/mandates",
+        json={
+            "currency": "USD",
+            "payees": [{"type": "counterparty", "id": owner.counterparty_id}],
+            "maxPerPayment": "5000",
+            "budget": {"amount": "20000", "recurrence": "MONTHLY"},
+            "notAfter": "2027-06-01T00:00:00Z",
+            "purpose": "Machine parts",
+        },
+    )
+    assert mandate.status_code == 201, mandate.text
+    async with signed_in(browser, base_url, owner, DESKTOP) as page:
+        await page.goto(base_url + "/console/assistant")
+        await page.get_by_label("New thread").fill("Parts for the line")
+        await page.get_by_label("Act as").select_option(label="Agent “Parts buyer”")
+        await page.get_by_role("button", name="Start a thread").click()
+        await page.wait_for_url("**/console/assistant/thr_*")
+        acting = page.locator(".acting-as")
+        assert "Acts as agent “Parts buyer”" in await acting.inner_text()
+        message = page.get_by_role("textbox", name="Message")
+        await message.fill(f"send 25 USD to {owner.payee_account_id} from {owner.usd_account}")
+        await page.get_by_role("button", name="Send", exact=True).click()
+        await page.wait_for_url("**?done=assistant-sent")
+        await drive(app)
+        await reload_settled(page, page.url.split("?")[0])
+        await page.get_by_role("button", name="Approve").first.click()
+        await page.wait_for_url("**?done=assistant-confirmed")
+        await page.screenshot(path=str(SCREENSHOTS / "assistant-as-agent.png"), full_page=True)
+    listed = await owner.client.get("/v1/transfers", params={"customerId": owner.customer.id})
+    [paid] = listed.json()["data"]
+    assert paid["agentId"] == agent["id"] and paid["mandateId"] == mandate.json()["id"]
+    used = await owner.client.get(f"/v1/agent-mandates/{mandate.json()['id']}")
+    assert used.json()["used"] == "2500"

@@ -1,20 +1,30 @@
-"""One mandate, paid against at once through REST and through MCP tool calls (issue 25):
-the consumption is one guarded write in the submit's transaction whatever door the payment
-came in by, so the mixed race admits exactly the mandate's uses, never more, and every
-refusal names the mandate's code. A served `corridor serve`, the official `mcp` client."""
+"""One mandate, paid against at once through its three doors: REST, MCP tool calls, and
+assistant threads that act as the agent (issue 25). The consumption is one guarded write in
+the submit's transaction whatever door the payment came in by, so the mixed race of 100
+payments, in two API processes, admits exactly the mandate's uses, never more, and every
+refusal names the mandate's code. `corridor serve` twice on one database (the second runs
+the workers, which carry the assistant's runs), the official `mcp` client."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
+from pathlib import Path
 
-from tests.live_server import LiveServer
+import httpx
+
+from tests.live_server import LiveServer, another_server
 from tests.mcp.conftest import Shop, mcp_client
 
-rest_racers = 30
+rest_racers = 40
 mcp_sessions = 5
 calls_per_session = 6
+assistant_racers = 30
 admitted = 17  # the mandate's maxUses (its budget would allow more)
+# A bound on the worker reaching each run's confirmation, not a timing: a loaded machine
+# imports the worker's process slowly.
+proposal_wait_s_max = 300
 
 
 async def _mandate(shop: Shop) -> dict:
@@ -39,8 +49,43 @@ async def _mandate(shop: Shop) -> dict:
     return created.json()
 
 
-async def test_rest_and_mcp_payments_at_once_admit_exactly_the_mandate(
-    live: LiveServer, shop: Shop
+async def _proposals(client: httpx.AsyncClient, shop: Shop) -> list[str]:
+    """`assistant_racers` threads acting as the agent, each with a run waiting for the
+    owner to confirm a payment to the mandate's payee: the confirmation URLs to race."""
+    runs = []
+    for number in range(assistant_racers):
+        thread = await client.post(
+            "/v1/assistant/threads", json={"title": f"Parts {number}", "agentId": shop.agent_id}
+        )
+        assert thread.status_code == 201, thread.text
+        text = f"send 1.00 USD to {shop.payee_account_id} from {shop.usd_account}"
+        sent = await client.post(
+            f"/v1/assistant/threads/{thread.json()['id']}/messages", json={"text": text}
+        )
+        assert sent.status_code == 201, sent.text
+        runs.append((thread.json()["id"], sent.json()["run"]["id"]))
+    deadline = time.monotonic() + proposal_wait_s_max
+    urls = []
+    for thread_id, run_id in runs:
+        while (await client.get(f"/v1/assistant/runs/{run_id}")).json()[
+            "status"
+        ] != "awaiting_confirmation":
+            assert time.monotonic() < deadline, f"run {run_id} never proposed its payment"
+            await asyncio.sleep(0.1)
+        messages = (await client.get(f"/v1/assistant/threads/{thread_id}/messages")).json()
+        [call] = [
+            part
+            for message in messages["data"]
+            for part in message["parts"]
+            if part.get("status") == "pending_confirmation"
+        ]
+        assert call["tool"] == "create_transfer", call
+        urls.append(f"/v1/assistant/runs/{run_id}/tool-calls/{call['toolCallId']}/confirmation")
+    return urls
+
+
+async def test_rest_mcp_and_assistant_payments_at_once_admit_exactly_the_mandate(
+    live: LiveServer, shop: Shop, tmp_path: Path
 ) -> None:
     mandate = await _mandate(shop)
     rest_body = {
@@ -51,8 +96,8 @@ async def test_rest_and_mcp_payments_at_once_admit_exactly_the_mandate(
     rest_body.pop("currency")
     headers = {"Authorization": f"Bearer {shop.agent_secret}"}
 
-    async def by_rest() -> tuple[str, dict]:
-        answer = await shop.rest.post("/v1/transfers", json=rest_body, headers=headers)
+    async def by_rest(client: httpx.AsyncClient) -> tuple[str, dict]:
+        answer = await client.post("/v1/transfers", json=rest_body, headers=headers)
         assert answer.status_code in (201, 403), answer.text
         body = answer.json()
         return ("ok" if answer.status_code == 201 else "refused"), body
@@ -61,29 +106,55 @@ async def test_rest_and_mcp_payments_at_once_admit_exactly_the_mandate(
         sent = await client.call_tool("create_transfer", shop.payment("1.00", submit=True))
         return ("refused" if sent.is_error else "ok"), sent.structured_content or {}
 
-    async with contextlib.AsyncExitStack() as stack:
-        # The MCP sessions are open before the race starts, so both doors race.
-        sessions = [
-            await stack.enter_async_context(mcp_client(live, shop.agent_secret))
-            for _ in range(mcp_sessions)
-        ]
-        calls = [by_rest() for _ in range(rest_racers)] + [
-            by_mcp(session) for session in sessions for _ in range(calls_per_session)
-        ]
-        answers = await asyncio.gather(*calls)
-    assert len(answers) == rest_racers + mcp_sessions * calls_per_session
+    async def by_assistant(client: httpx.AsyncClient, url: str) -> tuple[str, dict]:
+        answer = await client.post(url, json={"approved": True})
+        assert answer.status_code == 200, answer.text
+        return "confirmed", {}
+
+    # A second API process on the same database, running the workers: it carries the
+    # assistant's runs, and takes half the REST payments and every confirmation.
+    with another_server(live, tmp_path, workers=True) as second:
+        async with contextlib.AsyncExitStack() as stack:
+            other = await stack.enter_async_context(
+                httpx.AsyncClient(
+                    base_url=second.base_url,
+                    headers={"Authorization": f"Bearer {second.api_key}"},
+                    timeout=60,
+                )
+            )
+            proposals = await _proposals(other, shop)
+            # The MCP sessions are open before the race starts, so every door races.
+            sessions = [
+                await stack.enter_async_context(mcp_client(live, shop.agent_secret))
+                for _ in range(mcp_sessions)
+            ]
+            calls = (
+                [by_rest(shop.rest if n % 2 else other) for n in range(rest_racers)]
+                + [by_mcp(session) for session in sessions for _ in range(calls_per_session)]
+                + [by_assistant(other, url) for url in proposals]
+            )
+            answers = await asyncio.gather(*calls)
+    assert len(answers) == 100
     paid = [body for outcome, body in answers if outcome == "ok"]
     refused = [body for outcome, body in answers if outcome == "refused"]
-    assert len(paid) == admitted, (len(paid), refused[:3])
     for body in refused:
         assert body["code"] == "agent_limit_exceeded", body
         assert body["denial"]["code"] == "mandate_uses_exhausted", body
     after = (await shop.rest.get(f"/v1/agent-mandates/{mandate['id']}")).json()
     assert after["uses"] == admitted and after["status"] == "EXHAUSTED"
     assert after["used"] == str(admitted * 100)
-    # Each payment, whichever door it came in by, names the mandate it consumed.
-    ids = [body.get("id") or body.get("transfer", {}).get("id") for body in paid]
-    assert all(ids), paid[:2]
-    for transfer_id in ids:
-        shown = (await shop.rest.get(f"/v1/transfers/{transfer_id}")).json()
-        assert shown["mandateId"] == mandate["id"]
+    # Exactly `admitted` payments exist, each naming the mandate it consumed, whichever
+    # door it came in by; the ones the assistant's confirmations made are the rest.
+    listed = await shop.rest.get(
+        "/v1/transfers", params={"customerId": shop.customer_id, "limit": 100}
+    )
+    made = listed.json()["data"]
+    assert len(made) == admitted, [item["status"] for item in made]
+    assert all(item["mandateId"] == mandate["id"] for item in made)
+    by_door = {body.get("id") or body.get("transfer", {}).get("id") for body in paid}
+    assert all(by_door) and by_door <= {item["id"] for item in made}
+    by_assistant_count = admitted - len(by_door)
+    print(
+        f"mixed race: {len(by_door)} paid by REST and MCP, {by_assistant_count} by the "
+        f"assistant, {len(refused)} refused by REST and MCP"
+    )

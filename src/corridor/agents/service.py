@@ -401,12 +401,19 @@ async def create_agent_key(
 async def sandbox_agent_caller(
     session: AsyncSession, *, caller: Caller, agent_id: str, sandbox: bool
 ) -> Caller:
-    """The agent as its program calls the API: the caller its newest live key
-    authenticates as, for a test payment in the sandbox (the console's test mode), so the
-    submit meets the agent's own checks (status, allowlist, limits, approval). Sandbox
-    only; console sessions and unrestricted keys; 409 when the agent has no live key."""
+    """The agent's caller (`agent_caller`) for a test payment in the sandbox (the console's
+    test mode). Sandbox only."""
     if not sandbox:
         raise SandboxOnly()
+    return await agent_caller(session, caller=caller, agent_id=agent_id)
+
+
+async def agent_caller(session: AsyncSession, *, caller: Caller, agent_id: str) -> Caller:
+    """The agent as its program calls the API: the caller its newest live key
+    authenticates as, so what an owner does as the agent (a test payment, an assistant
+    thread that acts as the agent) meets the agent's own checks (status, allowlist,
+    limits, mandates, approval). Console sessions and unrestricted keys; 404 for an agent
+    the caller cannot see; 409 when the agent has no live key or cannot pay."""
     caller.require_unrestricted("act as an agent")
     agent = await get_agent(session, caller=caller, agent_id=agent_id)
     keys = sorted(await repository.live_keys_of(session, agent.id), key=lambda key: key.id)

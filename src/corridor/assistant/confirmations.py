@@ -1,7 +1,7 @@
 """A person's answer to a write the model asked for (issue 11 item 6).
 
 `approved: true` runs exactly the stored arguments (bound by their hash) as the run's
-user, inside the request's unit of work; `false` records the refusal. Either way the
+user (or as the agent its thread acts as), inside the request's unit of work; `false` records the refusal. Either way the
 model is told, and once nothing else waits the run goes back to the worker.
 """
 
@@ -20,7 +20,7 @@ from corridor.auth.callers import Caller
 from corridor.confirmations import repository as confirmation_rows
 from corridor.confirmations import service as confirmations
 from corridor.confirmations.rules import DecidedVia
-from corridor.kit.errors import Forbidden, InvalidState, NotFound
+from corridor.kit.errors import CorridorError, Forbidden, InvalidState, NotFound
 from corridor.kit.ids import new_id
 from corridor.models.assistant import AssistantMessage, AssistantRun, AssistantToolCall
 from corridor.models.confirmation import ToolConfirmationRecord
@@ -63,7 +63,7 @@ async def confirm(
         )
     call.decided_by, call.decided_at = caller.actor_id, now
     if approved:
-        await _execute(session, caller, call, environment, now)
+        await _execute(session, caller, run, call, environment, now)
         if record is not None:
             confirmations.mark_executed(record, call.outcome or {}, now)
     else:
@@ -80,12 +80,20 @@ async def confirm(
 
 async def _execute(
     session: AsyncSession,
-    caller: Caller,
+    user: Caller,
+    run: AssistantRun,
     call: AssistantToolCall,
     environment: ToolEnvironment,
     now: datetime,
 ) -> None:
+    """The call as the thread acts: as its user, or as the agent it acts as (an agent that
+    can no longer pay fails the call, and the model is told why)."""
     try:
+        thread = await service.get_thread_row(session, run.thread_id)
+        try:
+            caller = await service.acting_caller(session, thread, user)
+        except CorridorError as error:
+            raise ToolError.of(error) from None
         tool = tool_for(caller, environment.settings, call.tool)
         arguments = parse_arguments(tool, call.arguments)
         result = await run_in_session(

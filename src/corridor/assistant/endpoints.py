@@ -62,6 +62,7 @@ def thread_read(view: service.ThreadView) -> AssistantThreadRead:
         pinned_context=PinnedContextRead.model_validate(thread.pinned_context)
         if thread.pinned_context
         else None,
+        agent_id=thread.agent_id,
         last_message_at=thread.last_message_at,
         retention_expires_at=thread.retention_expires_at,
         active_run_status=view.active_run_status,

@@ -12,6 +12,7 @@ worker resumes from its last recorded step.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -48,10 +49,16 @@ from corridor.confirmations import service as confirmations
 from corridor.confirmations.rules import Origin
 from corridor.kit import metrics, stopping, tracing
 from corridor.kit.db import Database
+from corridor.kit.errors import CorridorError
 from corridor.kit.ids import new_id
 from corridor.kit.logging import get_logger
 from corridor.mcp import sessions as mcp_sessions
-from corridor.models.assistant import AssistantMessage, AssistantRun, AssistantToolCall
+from corridor.models.assistant import (
+    AssistantMessage,
+    AssistantRun,
+    AssistantThread,
+    AssistantToolCall,
+)
 from corridor.tools.base import Tool, ToolError
 from corridor.tools.previews import preview
 from corridor.tools.registry import (
@@ -285,8 +292,14 @@ async def _prepare_in(
         error = "The run's user can no longer act (the user is gone, or the key revoked)"
         service.end_run(session, run, RunStatus.FAILED, now, error=error)
         return None
-    caller = await _in_thread_session(session, run, caller, now)
-    history = await _history(session, run)
+    thread = await service.get_thread_row(session, run.thread_id)
+    try:
+        caller = await service.acting_caller(session, thread, caller)
+    except CorridorError as error:  # the agent the thread acts as can no longer pay
+        service.end_run(session, run, RunStatus.FAILED, now, error=error.message)
+        return None
+    caller = await _in_thread_session(session, thread, caller, now)
+    history = await _history(session, run, thread)
     run.provider, run.model = chosen.provider, chosen.name
     run.lease_expires_at = now + timedelta(seconds=settings.assistant_run_lease_s)
     run.history = _dump(history)
@@ -295,12 +308,11 @@ async def _prepare_in(
 
 
 async def _in_thread_session(
-    session: AsyncSession, run: AssistantRun, caller: Caller, now: datetime
+    session: AsyncSession, thread: AssistantThread, caller: Caller, now: datetime
 ) -> Caller:
     """The run's tools are called in its thread's MCP session with Corridor's tool server
     (the thread's `mcpSessionIds`), opened by the thread's first run and again when it
     lapsed; the caller is the one that session knows."""
-    thread = await service.get_thread_row(session, run.thread_id)
     known = (thread.mcp_session_ids or {}).get(mcp_sessions.SERVER_NAME)
     row = await mcp_sessions.thread_session(
         session, caller=caller, thread_id=thread.id, known=known, now=now
@@ -328,17 +340,18 @@ async def caller_of_run(session: AsyncSession, run: AssistantRun) -> Caller | No
     return Caller(CallerKind.ORGANIZATION_KEY, run.organization_id, key.id, frozenset(key.scopes))
 
 
-async def _history(session: AsyncSession, run: AssistantRun) -> list[ModelMessage]:
+async def _history(
+    session: AsyncSession, run: AssistantRun, thread: AssistantThread
+) -> list[ModelMessage]:
     """The model conversation so far; on a run's first step, the thread before it."""
     if run.history:
         saved = ModelMessagesTypeAdapter.validate_python(run.history)
         returns = await _answered_returns(session, run, saved)
         return [*saved, returns] if returns is not None else saved
-    thread = await service.get_thread_row(session, run.thread_id)
     current = await repository.user_message_of_run(session, run.id)
     return _joined(
         [
-            ModelRequest(parts=[SystemPromptPart(_system_prompt(thread.pinned_context))]),
+            ModelRequest(parts=[SystemPromptPart(_system_prompt(thread))]),
             *await _earlier_conversation(session, run),
             ModelRequest(parts=[UserPromptPart(_text_of(current) if current else "")]),
         ]
@@ -425,12 +438,20 @@ def _latest(messages: list[ModelMessage]) -> list[ModelMessage]:
     return []
 
 
-def _system_prompt(pinned: dict[str, Any] | None) -> str:
+def _system_prompt(thread: AssistantThread) -> str:
     """The pinned resource by type and id only: its label is text someone typed, and text
-    from data reaches the model only inside tool results."""
-    if not pinned:
-        return SYSTEM_PROMPT
-    return f"{SYSTEM_PROMPT}\n\nThis conversation is about {pinned['type']} {pinned['id']}."
+    from data reaches the model only inside tool results. A thread that acts as an agent
+    says so: its tools answer as that agent."""
+    prompt = SYSTEM_PROMPT
+    if thread.agent_id is not None:
+        prompt += (
+            f"\n\nYou act as agent {thread.agent_id}: your tools run with its authority, "
+            "within its limits and mandates."
+        )
+    pinned = thread.pinned_context
+    if pinned:
+        prompt += f"\n\nThis conversation is about {pinned['type']} {pinned['id']}."
+    return prompt
 
 
 def _text_of(message: AssistantMessage | None) -> str:
@@ -692,6 +713,11 @@ async def _open_confirmations(
     caller = await caller_of_run(session, run)
     if caller is None:
         return
+    # The record names the credential the call runs as: the agent the thread acts as, or
+    # (when that agent can no longer pay; confirming then fails the call) the user.
+    with contextlib.suppress(CorridorError):
+        thread = await service.get_thread_row(session, run.thread_id)
+        caller = await service.acting_caller(session, thread, caller)
     for row in pending:
         confirmations.open_confirmation(
             session,

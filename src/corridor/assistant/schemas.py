@@ -36,6 +36,16 @@ class ThreadCreate(RequestModel):
     title: Title | None = Field(default=None, examples=["Payouts this week"])
     visibility: Visibility = Visibility.PRIVATE
     pinned_context: PinnedContextIn | None = None
+    agent_id: Identifier | None = Field(
+        default=None,
+        description=(
+            "Act as this agent (agt_…): the thread's tool calls carry the agent's authority "
+            "(its status, allowlist, limits and mandates, through its newest live key), and "
+            "every write still waits for your confirmation. Set at creation only; omit to act "
+            "as yourself."
+        ),
+        examples=["agt_01jd3x0p6x9e3k2v1m8q4r7s5t"],
+    )
 
 
 class ThreadUpdate(RequestModel):
@@ -88,6 +98,9 @@ class AssistantThreadRead(ResponseModel):
     created_at: Timestamp
     updated_at: Timestamp
     pinned_context: PinnedContextRead | None
+    agent_id: str | None = Field(
+        description="The agent the thread acts as; null when it acts as its user"
+    )
     last_message_at: Timestamp | None
     retention_expires_at: Timestamp
     active_run_status: str | None = Field(

@@ -126,6 +126,10 @@ async def create_thread(
     pinned = (
         await _checked_pin(session, caller, data.pinned_context) if data.pinned_context else None
     )
+    if data.agent_id is not None:
+        if not looks_like_id(data.agent_id, "agt"):
+            raise ValidationFailed("agentId", "must be an agent id (agt_…)")
+        await agents.agent_caller(session, caller=caller, agent_id=data.agent_id)
     thread = AssistantThread(
         id=new_id("thr"),
         organization_id=caller.organization_id,
@@ -136,6 +140,7 @@ async def create_thread(
         status=ThreadStatus.ACTIVE.value,
         visibility=data.visibility.value,
         pinned_context=pinned,
+        agent_id=data.agent_id,
         mcp_session_ids={},
         last_message_at=None,
         last_read_message_id=None,
@@ -155,6 +160,14 @@ async def get_thread(
     return await get_visible(
         session, repository.visible_threads(caller), thread_id, locked=for_update
     )
+
+
+async def acting_caller(session: AsyncSession, thread: AssistantThread, user: Caller) -> Caller:
+    """Who the thread's tool calls run as: its user, or the agent the thread acts as (the
+    caller its newest live key authenticates as; 409 when it has none or cannot pay)."""
+    if thread.agent_id is None:
+        return user
+    return await agents.agent_caller(session, caller=user, agent_id=thread.agent_id)
 
 
 async def get_thread_row(session: AsyncSession, thread_id: str) -> AssistantThread:

@@ -32,6 +32,9 @@ class AssistantThread(Base):
     # private (its user only) or organization (every assistant user of the organization).
     visibility: Mapped[str] = mapped_column(String(20))
     pinned_context: Mapped[dict[str, Any] | None]
+    # The agent (agt_…) the thread acts as: its tool calls carry the agent's authority (its
+    # limits, allowlist and mandates); null when it acts as its user. Set at creation only.
+    agent_id: Mapped[str | None] = mapped_column(String(40))
     mcp_session_ids: Mapped[dict[str, Any]] = mapped_column(default=dict)
     last_message_at: Mapped[datetime | None]
     last_read_message_id: Mapped[str | None] = mapped_column(String(40))

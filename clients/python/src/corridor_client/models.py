@@ -4426,6 +4426,10 @@ class AssistantThreadRead(CorridorModel):
     created_at: Annotated[str, Field(alias="createdAt", title="Createdat")]
     updated_at: Annotated[str, Field(alias="updatedAt", title="Updatedat")]
     pinned_context: Annotated[PinnedContextRead | None, Field(alias="pinnedContext")]
+    agent_id: Annotated[str | None, Field(alias="agentId", title="Agentid")]
+    """
+    The agent the thread acts as; null when it acts as its user
+    """
     last_message_at: Annotated[str | None, Field(alias="lastMessageAt", title="Lastmessageat")]
     retention_expires_at: Annotated[
         str, Field(alias="retentionExpiresAt", title="Retentionexpiresat")
@@ -6102,6 +6106,20 @@ class ThreadCreate(CorridorModel):
     ] = None
     visibility: Visibility | None = Visibility.private
     pinned_context: Annotated[PinnedContextIn | None, Field(alias="pinnedContext")] = None
+    agent_id: Annotated[
+        str | None,
+        Field(
+            alias="agentId",
+            examples=["agt_01jd3x0p6x9e3k2v1m8q4r7s5t"],
+            max_length=64,
+            min_length=1,
+            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            title="Agentid",
+        ),
+    ] = None
+    """
+    Act as this agent (agt_…): the thread's tool calls carry the agent's authority (its status, allowlist, limits and mandates, through its newest live key), and every write still waits for your confirmation. Set at creation only; omit to act as yourself.
+    """
 
 
 class ThreadUpdate(CorridorModel):

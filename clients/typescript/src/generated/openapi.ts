@@ -4135,6 +4135,11 @@ export interface components {
             /** Updatedat */
             updatedAt: string;
             pinnedContext: components["schemas"]["PinnedContextRead"] | null;
+            /**
+             * Agentid
+             * @description The agent the thread acts as; null when it acts as its user
+             */
+            agentId: string | null;
             /** Lastmessageat */
             lastMessageAt: string | null;
             /** Retentionexpiresat */
@@ -10769,6 +10774,12 @@ export interface components {
             /** @default private */
             visibility?: components["schemas"]["Visibility"];
             pinnedContext?: components["schemas"]["PinnedContextIn"] | null;
+            /**
+             * Agentid
+             * @description Act as this agent (agt_…): the thread's tool calls carry the agent's authority (its status, allowlist, limits and mandates, through its newest live key), and every write still waits for your confirmation. Set at creation only; omit to act as yourself.
+             * @example agt_01jd3x0p6x9e3k2v1m8q4r7s5t
+             */
+            agentId?: string | null;
         };
         /**
          * ThreadStatus

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from fastapi import Response
 
+from corridor.agents import service as agents
+from corridor.agents.rules import AgentStatus
 from corridor.assistant import confirmations
 from corridor.assistant import service as assistant
 from corridor.assistant.rules import RunStatus, ThreadStatus
@@ -27,6 +29,7 @@ router = console_router()
 
 # The side panel lists the newest threads; the thread shows its newest messages.
 threads_shown_max = 30
+agents_shown_max = 100
 messages_shown_max = 50
 
 SENT = notice("assistant-sent", "Sent: the assistant is answering.")
@@ -44,6 +47,10 @@ class ThreadList:
     views: list[assistant.ThreadView]
     starters: dict[str, str]
     mine_only: bool
+    # The organization's agents by id → name: what a new thread may act as (ACTIVE ones)
+    # and the name of the agent an open thread acts as.
+    agents: dict[str, str]
+    active_agents: list[str]
 
 
 async def _threads(console: Console) -> ThreadList:
@@ -67,7 +74,15 @@ async def _threads(console: Console) -> ThreadList:
         )
         for view in views
     }
-    return ThreadList(views, starters, mine_only)
+    found_agents = await agents.list_agents(
+        console.session,
+        caller=console.caller,
+        customer_id=None,
+        page=PageRequest(limit=agents_shown_max, cursor=None),
+    )
+    names_of_agents = {agent.id: agent.name for agent in found_agents.items}
+    active = [agent.id for agent in found_agents.items if agent.status == AgentStatus.ACTIVE]
+    return ThreadList(views, starters, mine_only, names_of_agents, active)
 
 
 @router.get("/assistant")
@@ -77,7 +92,10 @@ async def assistant_home(console: ConsolePage) -> Response:
 
 @router.post("/assistant/threads")
 async def new_thread(console: ConsolePage) -> Response:
-    data = parse_form(ThreadCreate, {"title": console.form.get("title")})
+    data = parse_form(
+        ThreadCreate,
+        {"title": console.form.get("title"), "agentId": console.form.get("agentId")},
+    )
     thread = await assistant.create_thread(
         console.session,
         caller=console.caller,

@@ -130,7 +130,8 @@ def _denial_code(error: CorridorError) -> str:
 
 
 def _payment_detail(transfer: Transfer) -> dict[str, object]:
-    return {"amount": transfer.source_amount, "currency": transfer.source_currency}
+    """Amounts in minor-unit strings, as every REST amount (API.md 2)."""
+    return {"amount": str(transfer.source_amount), "currency": transfer.source_currency}
 
 
 class AgentSpendGuard:
@@ -223,19 +224,18 @@ class AgentSpendGuard:
         ):
             transfer.mandate_id = mandate_id  # consumed by the owner's approval
             return await self._new_payee(session, agent, transfer, payee, now=now)
+        attempted = transfer.source_amount
         for _ in range(spend_attempts_max):
-            usage = await service.usage_of(session, agent, now=now)
-            denial = spend.evaluate(limits, usage, attempted_minor=transfer.source_amount, now=now)
-            if denial is not None:
-                break
-            # Counted now, guarded by the limits in the statement itself: a submit that
-            # committed since the read above makes it add nothing, and the read again
-            # tells by how much the limit is broken.
-            if await spending.add(
+            # Counted first, guarded by the limits in the statement itself (a payment that
+            # breaks a limit on its own, with nothing spent yet, is not tried): the spend
+            # is read only when the add is refused, to tell which limit and by how much.
+            if spend.evaluate(
+                limits, spend.NOTHING_SPENT, attempted_minor=attempted, now=now
+            ) is None and await spending.add(
                 session,
                 agent_id=agent.id,
                 currency=agent.currency,
-                amount=transfer.source_amount,
+                amount=attempted,
                 at=now,
                 now=now,
                 day_limit=limits.daily_minor,
@@ -251,6 +251,11 @@ class AgentSpendGuard:
                         now=now,
                     )
                 return None
+            usage = await service.usage_of(session, agent, now=now)
+            denial = spend.evaluate(limits, usage, attempted_minor=attempted, now=now)
+            if denial is not None:
+                break
+            # Refused, yet it fits what is spent now: a payment given back in between.
         else:  # spend taken back as often as added in between: never, in practice
             raise ServiceUnavailable("The agent's spend changed too often to decide; retry")
         if agent.over_limit_action == OverLimitAction.REQUEST_APPROVAL:

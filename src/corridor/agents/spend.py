@@ -58,6 +58,11 @@ class Usage:
     day_payments: int = 0
 
 
+# Nothing spent yet: what a payment is held against to tell whether it breaks a limit on
+# its own (the per-transfer limit, or a window's limit smaller than the payment).
+NOTHING_SPENT = Usage(day_minor=0, month_minor=0, day_payments=0)
+
+
 @dataclass(frozen=True, slots=True)
 class Span:
     start: datetime

@@ -10,9 +10,11 @@ server key (models.base.EncryptedText, kit/secretbox.py).
 from __future__ import annotations
 
 import json
+import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -21,6 +23,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import KeySet, OKPKey
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from corridor.kit import metrics
 from corridor.models.receipt import ReceiptSigningKey
 from corridor.receipts import repository
 from corridor.receipts.errors import ReceiptInvalid
@@ -29,6 +32,23 @@ from corridor.receipts.rules import ALG, KEY_ACTIVE
 # Private keys read back once per process (kid → key): a receipt is signed in the
 # transaction of a payment, without a decryption each time.
 _private_keys: dict[str, OKPKey] = {}
+
+# The active key, read again at most this often per process and database: an agent's
+# payment signs its receipt without a query for the key. A rotation in this process is
+# seen at once; one in another process (`corridor receipts rotate-key`) within this many
+# seconds, and receipts signed meanwhile by the retired key still verify (it stays in
+# the JWKS).
+active_key_reread_s = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class SigningKey:
+    kid: str
+    private: OKPKey
+
+
+# database URL → (monotonic deadline, the active key)
+_active: dict[str, tuple[float, SigningKey]] = {}
 
 
 @contextmanager
@@ -55,14 +75,29 @@ def new_key_values(*, generation: int, now: datetime) -> dict[str, Any]:
     }
 
 
-async def signing_key(session: AsyncSession, *, now: datetime) -> ReceiptSigningKey:
-    """The active key; the first one is made here when there is none yet."""
-    key = await repository.active_key(session)
-    if key is None:
+def _database_of(session: AsyncSession) -> str:
+    return str(session.get_bind().engine.url)
+
+
+async def signing_key(session: AsyncSession, *, now: datetime) -> SigningKey:
+    """The active key (kept `active_key_reread_s`); the first one is made here when there
+    is none yet."""
+    database = _database_of(session)
+    kept = _active.get(database)
+    if kept is not None and time.monotonic() < kept[0]:
+        return kept[1]
+    row = await repository.active_key(session)
+    if row is None:
         await repository.insert_key_if_absent(session, new_key_values(generation=1, now=now))
-        key = await repository.active_key(session)
-        assert key is not None, "generation 1 was inserted, by this process or another"
+        row = await repository.active_key(session)
+        assert row is not None, "generation 1 was inserted, by this process or another"
+    key = SigningKey(row.kid, _private(row))
+    _active[database] = (time.monotonic() + active_key_reread_s, key)
     return key
+
+
+def _forget_active(database: str) -> None:
+    _active.pop(database, None)
 
 
 async def rotate(session: AsyncSession, *, now: datetime) -> ReceiptSigningKey:
@@ -73,6 +108,10 @@ async def rotate(session: AsyncSession, *, now: datetime) -> ReceiptSigningKey:
     await repository.retire_keys_except(session, values["kid"])
     key = await repository.active_key(session)
     assert key is not None and key.kid == values["kid"]
+    # Forgotten now and again once committed: a signing in between re-read the old key.
+    database = _database_of(session)
+    _forget_active(database)
+    metrics.after_commit(session, lambda: _forget_active(database))
     return key
 
 
@@ -84,10 +123,10 @@ def _private(key: ReceiptSigningKey) -> OKPKey:
     return private
 
 
-def sign(key: ReceiptSigningKey, payload: bytes) -> str:
+def sign(key: SigningKey, payload: bytes) -> str:
     with _quiet():
         return jws.serialize_compact(
-            {"alg": ALG, "kid": key.kid}, payload, _private(key), algorithms=[ALG]
+            {"alg": ALG, "kid": key.kid}, payload, key.private, algorithms=[ALG]
         )
 
 

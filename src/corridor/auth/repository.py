@@ -15,6 +15,10 @@ from corridor.models.organization import Organization
 from corridor.models.signing import AgentSigningKey, SignatureNonce
 from corridor.models.transfer import Agent
 
+# session.info key: the agents the key read of this unit of work found with no live
+# signing key (their requests are not signed, so no second read asks).
+_UNSIGNED_AGENTS = "agents_without_signing_keys"
+
 # The one agent status that ends authentication (agents/rules.py AgentStatus.REVOKED).
 AGENT_REVOKED = "REVOKED"
 
@@ -25,8 +29,13 @@ async def key_by_secret_hash(session: AsyncSession, secret_hash: str) -> ApiKey 
     organization's sandbox clock (`models.clock.note_shift`; absent when never moved). The
     organization and the agent are kept for the rest of the unit of work (`get_kept`), so
     the later reads of them (the caller's configuration, the agent's spend guard) are free."""
+    signs = (
+        select(AgentSigningKey.id)
+        .where(AgentSigningKey.agent_id == ApiKey.agent_id, AgentSigningKey.revoked_at.is_(None))
+        .exists()
+    )
     statement = (
-        select(ApiKey, Organization, Agent, SandboxClock)
+        select(ApiKey, Organization, Agent, SandboxClock, signs)
         .join(Organization, Organization.id == ApiKey.organization_id)
         .outerjoin(
             Agent,
@@ -40,10 +49,12 @@ async def key_by_secret_hash(session: AsyncSession, secret_hash: str) -> ApiKey 
     found = (await session.execute(statement)).one_or_none()
     if found is None:
         return None
-    key, organization, agent, clock = found
+    key, organization, agent, clock, agent_signs = found
     keep(session, organization)
     if agent is not None:
         keep(session, agent)
+        if not agent_signs:
+            session.info.setdefault(_UNSIGNED_AGENTS, set()).add(agent.id)
     note_shift(session, key.organization_id, clock)
     return key
 
@@ -143,6 +154,10 @@ async def is_below(
 
 
 async def live_signing_keys(session: AsyncSession, agent_id: str) -> list[AgentSigningKey]:
+    """The agent's live signing keys; none, without a query, for an agent its key's read
+    (`key_by_secret_hash`, in this unit of work) found without any."""
+    if agent_id in session.info.get(_UNSIGNED_AGENTS, ()):
+        return []
     statement = select(AgentSigningKey).where(
         AgentSigningKey.agent_id == agent_id, AgentSigningKey.revoked_at.is_(None)
     )

@@ -32,6 +32,12 @@ def agent_key_secret(environment: str) -> str:
     return f"sk_{environment}_agent_{random_token()}"
 
 
+def is_agent_key_secret(secret: str) -> bool:
+    """Whether `secret` has the shape of an agent key's (`sk_<environment>_agent_…`): the
+    random part never holds an underscore, so no organization key has it."""
+    return secret.split("_", 3)[2:3] == ["agent"]
+
+
 def console_session_token() -> str:
     return f"cs_{random_token()}"
 

@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from corridor.auth import service as auth
 from corridor.auth.callers import Caller, CallerKind
-from corridor.auth.secrets import hash_secret
+from corridor.auth.secrets import hash_secret, is_agent_key_secret
 from corridor.config import Settings
 from corridor.kit.clock import Clock
 from corridor.kit.db import Database
@@ -123,6 +123,8 @@ class ExpressCreateSubmit:
         idempotency_key = headers.get(_IDEMPOTENCY_KEY)
         if (
             credential is None
+            # An agent's key is never served here: nothing is read for it.
+            or is_agent_key_secret(credential)
             or _DECLINING_HEADERS & headers.keys()
             or not headers.get(b"content-type", b"").startswith(b"application/json")
             or (

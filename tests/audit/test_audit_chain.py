@@ -73,7 +73,7 @@ async def test_every_agent_decision_is_on_the_chain_and_the_chain_verifies(owner
     allowed = mine[2]
     assert allowed["transferId"] == paid["id"]
     assert allowed["actor"] == {"type": "agent_key", "id": key["id"]}
-    assert allowed["detail"] == {"amount": 10_000, "currency": "USD"}
+    assert allowed["detail"] == {"amount": "10000", "currency": "USD"}
     assert mine[3]["detail"]["code"] == "per_transfer_limit_exceeded"
     assert mine[4]["actor"]["type"] == "organization_key"
     assert mine[6]["detail"]["reason"] == "not this month"

@@ -77,7 +77,7 @@ async def _audit(
         agent_id=transfer.agent_id,
         transfer_id=transfer.id,
         detail={
-            "amount": transfer.source_amount,
+            "amount": str(transfer.source_amount),
             "currency": transfer.source_currency,
             "reason": reason,
         },

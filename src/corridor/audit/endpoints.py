@@ -126,7 +126,7 @@ def _export_example() -> str:
         "mandateId": None,
         "actor": {"type": "agent_key", "id": "key_01m8g36ze438f567bdhxyzpxe5"},
         "outcome": rules.AuditOutcome.DENIED.value,
-        "detail": {"amount": 1000, "currency": "USD", "code": "agent_destination_not_allowed"},
+        "detail": {"amount": "1000", "currency": "USD", "code": "agent_destination_not_allowed"},
         "createdAt": "2026-11-18T12:00:00.000Z",
         "previousHash": first["hash"],
     }

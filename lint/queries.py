@@ -10,7 +10,10 @@ the root package (its AST) for what builds or sends a query:
   (whose attributes are the same builders);
 - an import of asyncpg, or of SQLAlchemy's asyncpg dialect, or a reach for the pool's raw
   connection (`PoolProxiedConnection`, `.driver_connection`): SQL sent past SQLAlchemy;
-- a row read by its key outside a repository: `session.get(...)` or `kit.db.get_kept(...)`.
+- a row read by its key outside a repository: `session.get(...)` or `kit.db.get_kept(...)`;
+- a statement refined or sent outside a repository: a call of one of the statements'
+  clause methods (`.where(…)`, `.order_by(…)`, … on whatever a repository handed out), or
+  `session.execute(…)` (`scalar`, `scalars`, `stream`) on a session or connection.
 
 Configured in pyproject.toml:
 
@@ -71,6 +74,41 @@ QUERY_BUILDERS = frozenset(
 )
 
 
+# What refines a statement a repository handed out: methods of SQLAlchemy's statements
+# whose names nothing else in the package calls (`join`, `limit`, `filter` are left out:
+# strings, lists and builtins have them too).
+STATEMENT_CLAUSES = frozenset(
+    {
+        "where",
+        "order_by",
+        "group_by",
+        "having",
+        "outerjoin",
+        "join_from",
+        "select_from",
+        "with_only_columns",
+        "with_for_update",
+        "returning",
+        "filter_by",
+        "scalar_subquery",
+        "correlate",
+        "on_conflict_do_nothing",
+        "on_conflict_do_update",
+    }
+)
+
+# What sends a statement, called on a session or a connection.
+STATEMENT_SENDS = frozenset({"execute", "scalar", "scalars", "stream", "stream_scalars"})
+_SENDERS = frozenset({"session", "connection"})
+
+
+def _is_sender(node: ast.expr) -> bool:
+    """`session`, `connection`, or an attribute of that name (`context.session`)."""
+    if isinstance(node, ast.Name):
+        return node.id in _SENDERS
+    return isinstance(node, ast.Attribute) and node.attr in _SENDERS
+
+
 @dataclass(frozen=True, slots=True)
 class Found:
     module: str
@@ -117,6 +155,15 @@ def queries_in(source: str, module: str) -> list[Found]:
             name = getattr(function, "attr", None) or getattr(function, "id", None)
             if name == "get_kept":
                 found.append(Found(module, node.lineno, "get_kept(…) (a row by its key)"))
+            if isinstance(function, ast.Attribute) and function.attr in STATEMENT_CLAUSES:
+                found.append(Found(module, node.lineno, f".{function.attr}(…) (a clause)"))
+            if (
+                isinstance(function, ast.Attribute)
+                and function.attr in STATEMENT_SENDS
+                and _is_sender(function.value)
+            ):
+                what = f"{ast.unparse(function.value)}.{function.attr}(…) (a statement sent)"
+                found.append(Found(module, node.lineno, what))
     return sorted(found, key=lambda one: one.line)
 
 

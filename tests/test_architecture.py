@@ -236,6 +236,30 @@ def test_the_queries_contract_sees_what_builds_or_sends_a_query():
     }
 
 
+def test_the_queries_contract_sees_a_statement_refined_or_sent_outside_a_repository():
+    from lint.queries import queries_in
+
+    source = textwrap.dedent(
+        """
+        async def listed(session: AsyncSession, context, status):
+            statement = repository.visible_threads(caller)
+            statement = statement.where(Thread.status == status).order_by(Thread.id)
+            rows = (await session.execute(statement)).scalars()
+            one = await context.session.scalar(statement)
+            text = ", ".join(names)
+            async with http.stream("GET", url) as answer:
+                return rows, one, text, answer
+        """
+    )
+    found = {(one.line, one.what.split(" (")[0]) for one in queries_in(source, "corridor.x")}
+    assert found == {
+        (4, ".where(…)"),
+        (4, ".order_by(…)"),
+        (5, "session.execute(…)"),
+        (6, "context.session.scalar(…)"),
+    }
+
+
 def test_the_queries_contract_reads_module_expressions_as_import_linter_does():
     from lint.queries import matches
 

@@ -128,6 +128,26 @@ async def test_only_an_owner_binds_keys_and_a_revoked_key_frees_the_agent(app, t
     assert unsigned.status_code == 200
 
 
+async def test_an_agent_holds_at_most_ten_live_signing_keys_and_revoked_ones_do_not_count(
+    app, tenant
+) -> None:
+    owner = await make_owner(app, tenant)
+    agent = await owner.create_agent()
+    keys = f"/v1/agents/{agent['id']}/signing-keys"
+
+    async def bind() -> httpx.Response:
+        jwk = public_jwk(ed25519.Ed25519PrivateKey.generate())
+        return await owner.client.post(keys, json={"publicKeyJwk": jwk})
+
+    bound = [await bind() for _ in range(10)]
+    assert [response.status_code for response in bound] == [201] * 10
+    assert_error(await bind(), 409, "conflict")
+    revoked = await owner.client.delete(f"{keys}/{bound[0].json()['id']}")
+    assert revoked.status_code == 204
+    assert (await bind()).status_code == 201
+    assert_error(await bind(), 409, "conflict")
+
+
 # --- An independent RFC 9421 verifier (from the RFC's sections 2 and 3) ---------------------
 
 

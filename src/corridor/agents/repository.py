@@ -75,6 +75,11 @@ def signing_keys_of(agent_id: str) -> Select[AgentSigningKey]:
     return select(AgentSigningKey).where(AgentSigningKey.agent_id == agent_id)
 
 
+def live_signing_keys_of(agent_id: str) -> Select[AgentSigningKey]:
+    """The agent's signing keys not revoked."""
+    return signing_keys_of(agent_id).where(AgentSigningKey.revoked_at.is_(None))
+
+
 async def signing_key_with_id(session: AsyncSession, key_id: str) -> AgentSigningKey | None:
     statement = select(AgentSigningKey).where(AgentSigningKey.key_id == key_id)
     return (await session.execute(statement)).scalar_one_or_none()

@@ -33,7 +33,7 @@ async def add_signing_key(
         raise Conflict(f"The key {public.key_id} is bound already")
     held = await fetch_page(
         session,
-        repository.signing_keys_of(agent.id).where(AgentSigningKey.revoked_at.is_(None)),
+        repository.live_signing_keys_of(agent.id),
         AgentSigningKey.id,
         PageRequest.checked(limit=signing_keys_per_agent_max, cursor=None),
     )

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import Select, delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from corridor.assistant.rules import ACTIVE_RUN_STATUSES, Role, RunStatus, Visibility
+from corridor.assistant.rules import ACTIVE_RUN_STATUSES, Role, RunStatus, ThreadStatus, Visibility
 from corridor.auth.callers import Caller
 from corridor.kit.db import affected_rows, for_update
 from corridor.models.access import ApiKey, ConsoleUser
@@ -32,6 +32,14 @@ def visible_threads(caller: Caller) -> Select[AssistantThread]:
             AssistantThread.visibility == Visibility.ORGANIZATION.value,
         ),
     )
+
+
+def listed_threads(caller: Caller, status: ThreadStatus | None) -> Select[AssistantThread]:
+    """The threads the caller may see, in `status` when given (the list's filter)."""
+    statement = visible_threads(caller)
+    if status is not None:
+        statement = statement.where(AssistantThread.status == status.value)
+    return statement
 
 
 def visible_runs(caller: Caller) -> Select[AssistantRun]:

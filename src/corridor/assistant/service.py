@@ -182,9 +182,7 @@ async def list_threads(
     session: AsyncSession, *, caller: Caller, status: ThreadStatus | None, page: PageRequest
 ) -> Page[ThreadView]:
     require_assistant_user(caller)
-    statement = repository.visible_threads(caller)
-    if status is not None:
-        statement = statement.where(AssistantThread.status == status.value)
+    statement = repository.listed_threads(caller, status)
     found = await fetch_page(session, statement, AssistantThread.id, page)
     views = await _views(session, found.items)
     return Page(items=views, next_cursor=found.next_cursor, has_more=found.has_more)

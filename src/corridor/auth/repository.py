@@ -112,6 +112,14 @@ def organization_keys(organization_id: str) -> Select[ApiKey]:
     )
 
 
+async def organization_keys_newest_first(
+    session: AsyncSession, organization_id: str
+) -> list[ApiKey]:
+    """Every organization key, revoked ones too (`corridor keys list`)."""
+    statement = organization_keys(organization_id).order_by(ApiKey.id.desc())
+    return list((await session.execute(statement)).scalars())
+
+
 async def live_agent_of_key(session: AsyncSession, key: ApiKey) -> Agent | None:
     """The agent an agent key speaks for, unless it is revoked or of another organization
     (read with the key by `key_by_secret_hash`, so no round trip of its own)."""

@@ -76,15 +76,13 @@ def keys_list(
 ) -> None:
     """List the organization's API keys, newest first (never their secrets)."""
     from corridor.auth import repository
-    from corridor.models.access import ApiKey
 
     async def main():
         database, _, _ = open_database()
         try:
             async with database.session(write=False) as session:
                 organization_id = await resolve_organization(session, organization)
-                statement = repository.organization_keys(organization_id).order_by(ApiKey.id.desc())
-                return list((await session.execute(statement)).scalars())
+                return await repository.organization_keys_newest_first(session, organization_id)
         finally:
             await database.dispose()
 

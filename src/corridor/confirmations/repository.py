@@ -15,6 +15,16 @@ def visible_confirmations(organization_id: str) -> Select[ToolConfirmationRecord
     )
 
 
+def listed_confirmations(
+    organization_id: str, status: str | None
+) -> Select[ToolConfirmationRecord]:
+    """The organization's confirmations, in `status` when given (the list's filter)."""
+    statement = visible_confirmations(organization_id)
+    if status is not None:
+        statement = statement.where(ToolConfirmationRecord.status == status)
+    return statement
+
+
 async def latest_for_call(
     session: AsyncSession, *, actor_id: str, tool: str, arguments_sha256: str, status: str
 ) -> ToolConfirmationRecord | None:

@@ -170,9 +170,9 @@ async def list_confirmations(
 ) -> Page[ToolConfirmationRecord]:
     """GET /v1/tool-confirmations (owners: console session or unrestricted key)."""
     caller.require_unrestricted("list tool confirmations")
-    statement = repository.visible_confirmations(caller.organization_id)
-    if status is not None:
-        statement = statement.where(ToolConfirmationRecord.status == status.value)
+    statement = repository.listed_confirmations(
+        caller.organization_id, status.value if status is not None else None
+    )
     return await fetch_page(session, statement, ToolConfirmationRecord.id, page)
 
 

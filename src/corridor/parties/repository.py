@@ -71,7 +71,9 @@ def filtered_parties(
     customer_id: str | None,
     counterparty_id: str | None,
     status: str | None,
+    chain: str | None = None,
 ) -> Select[OwnedParty]:
+    """The caller's parties of `model` by the list's filters (`chain`: external wallets)."""
     statement = visible_parties(caller, model)
     if customer_id is not None:
         statement = statement.where(_owned_by_customer(model, customer_id))
@@ -79,6 +81,8 @@ def filtered_parties(
         statement = statement.where(model.counterparty_id == counterparty_id)
     if status is not None:
         statement = statement.where(model.status == status)
+    if chain is not None:
+        statement = statement.where(ExternalWallet.chain == chain)
     return statement
 
 

@@ -355,9 +355,8 @@ async def _list_parties(
         customer_id=customer_id,
         counterparty_id=counterparty_id,
         status=status.value if status else None,
+        chain=chain.value if chain else None,
     )
-    if chain is not None:
-        statement = statement.where(ExternalWallet.chain == chain.value)
     return await fetch_page(session, statement, model.id, page)
 
 

@@ -105,6 +105,18 @@ def visible_lines(caller: Caller) -> Select[StatementLine]:
     return select(StatementLine).where(StatementLine.organization_id == caller.organization_id)
 
 
+def listed_lines(
+    caller: Caller, *, status: str | None, statement_id: str | None
+) -> Select[StatementLine]:
+    """The caller's statement lines by the list's filters."""
+    statement = visible_lines(caller)
+    if status is not None:
+        statement = statement.where(StatementLine.status == status)
+    if statement_id is not None:
+        statement = statement.where(StatementLine.statement_id == statement_id)
+    return statement
+
+
 async def line_of(
     session: AsyncSession, caller: Caller, line_id: str, *, locked: bool
 ) -> StatementLine:

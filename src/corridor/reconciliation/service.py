@@ -176,11 +176,7 @@ async def list_lines(
     statement_id: str | None,
 ) -> Page[StatementLine]:
     caller.require_scope(Scope.TRANSFERS_READ)
-    statement = repository.visible_lines(caller)
-    if status is not None:
-        statement = statement.where(StatementLine.status == status)
-    if statement_id is not None:
-        statement = statement.where(StatementLine.statement_id == statement_id)
+    statement = repository.listed_lines(caller, status=status, statement_id=statement_id)
     return await fetch_page(session, statement, StatementLine.id, page)
 
 

@@ -11,6 +11,10 @@
  * What the client adds: credentials on every request (it refuses to be made without
  * them), an Idempotency-Key on every create, retries (retries.ts), typed errors
  * (errors.ts) thrown instead of returned, and lists walked page by page (pagination.ts).
+ *
+ * Agent mandates, receipts and the audit chain (API.md 9) also have named calls, as the
+ * Python SDK names them: `corridor.agents.mandates`, `corridor.agentMandates`,
+ * `corridor.transfers.receipts`, `corridor.jwks()`, `corridor.auditEvents`.
  */
 
 import { randomUUID } from "node:crypto";
@@ -26,6 +30,7 @@ import { CorridorError, MissingApiKeyError, errorFromAnswer } from "./errors.js"
 import type { components, paths } from "./generated/openapi.js";
 import { CREATING_PATHS } from "./generated/operations.js";
 import { type Page, Pager } from "./pagination.js";
+import type { Jwks } from "./receipts.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryPolicy } from "./retries.js";
 import { type FetchFunction, retryingFetch } from "./transport.js";
 
@@ -147,12 +152,105 @@ function environment(name: string): string | undefined {
   return value?.trim() || undefined;
 }
 
+/** An agent's mandates (API.md 9): what its owner authorised it to pay (payees, per
+ * payment, budget, uses, window); an agent with `requireMandate` pays only under one. */
+export class AgentMandates {
+  constructor(private readonly corridor: Corridor) {}
+
+  /** Owner only: `currency`, `payees`, `maxPerPayment`, `budget` (amount, recurrence),
+   * `maxUses`, `notBefore`, `notAfter`, `purpose`. Sent with an Idempotency-Key. */
+  create(agentId: string, body: Schemas["MandateCreate"], options: CallOptions = {}): CorridorPromise<Schemas["MandateRead"]> {
+    return this.corridor.post("/v1/agents/{agent_id}/mandates", {
+      params: { path: { agent_id: agentId } },
+      body,
+      ...options,
+    });
+  }
+
+  /** The agent's mandates, newest first, a page at a time. */
+  list(agentId: string, query: { limit?: number } = {}): Pager<Schemas["MandateRead"]> {
+    return this.corridor.list("/v1/agents/{agent_id}/mandates", { params: { path: { agent_id: agentId }, query } });
+  }
+}
+
+/** One mandate by its id (`mdt_…`): read it, or revoke it (owner only, final). */
+export class AgentMandatesById {
+  constructor(private readonly corridor: Corridor) {}
+
+  retrieve(mandateId: string): CorridorPromise<Schemas["MandateRead"]> {
+    return this.corridor.get("/v1/agent-mandates/{mandate_id}", { params: { path: { mandate_id: mandateId } } });
+  }
+
+  /** An action: it carries an Idempotency-Key only when `idempotencyKey` is given. */
+  revoke(
+    mandateId: string,
+    body: Schemas["MandateRevoke"] = {},
+    options: CallOptions = {},
+  ): CorridorPromise<Schemas["MandateRead"]> {
+    return this.corridor.post("/v1/agent-mandates/{mandate_id}/revoke", {
+      params: { path: { mandate_id: mandateId } },
+      body,
+      ...options,
+    });
+  }
+}
+
+/** The agents' calls with names (every other agent call is by its path). */
+export class Agents {
+  readonly mandates: AgentMandates;
+
+  constructor(corridor: Corridor) {
+    this.mandates = new AgentMandates(corridor);
+  }
+}
+
+/** The transfers' calls with names (every other transfer call is by its path). */
+export class Transfers {
+  constructor(private readonly corridor: Corridor) {}
+
+  /** The signed receipts of an agent's payment, oldest first (`data` is empty for a
+   * transfer no agent made); each `jws` verifies offline with `verifyReceipt`. */
+  receipts(transferId: string): CorridorPromise<Schemas["ReceiptList"]> {
+    return this.corridor.get("/v1/transfers/{transfer_id}/receipts", {
+      params: { path: { transfer_id: transferId } },
+    });
+  }
+}
+
+/** Filters of the audit chain's list. */
+export type AuditEventFilters = NonNullable<
+  NonNullable<paths["/v1/audit-events"]["get"]["parameters"]["query"]>
+>;
+
+/** The organization's tamper-evident audit chain (API.md 9). */
+export class AuditEvents {
+  constructor(private readonly corridor: Corridor) {}
+
+  /** Records newest first, a page at a time: `agentId`, `transferId`, `kind`,
+   * `createdAfter`, `createdBefore` (ISO 8601), `limit` per page. */
+  list(filters: Omit<AuditEventFilters, "cursor"> = {}): Pager<Schemas["AuditEventRead"]> {
+    return this.corridor.list("/v1/audit-events", { params: { query: filters } });
+  }
+
+  retrieve(eventId: string): CorridorPromise<Schemas["AuditEventRead"]> {
+    return this.corridor.get("/v1/audit-events/{event_id}", { params: { path: { event_id: eventId } } });
+  }
+}
+
 export class Corridor {
   readonly baseUrl: string;
   readonly retryPolicy: RetryPolicy;
   /** openapi-fetch's client with this one's credentials and retries: answers are
    * returned as `{ data, error, response }`, not thrown. */
   readonly raw: Client<paths>;
+  /** `agents.mandates.create(agentId, body)`, `.list(agentId)`. */
+  readonly agents: Agents = new Agents(this);
+  /** `agentMandates.retrieve(mandateId)`, `.revoke(mandateId, { reason })`. */
+  readonly agentMandates: AgentMandatesById = new AgentMandatesById(this);
+  /** `transfers.receipts(transferId)`. */
+  readonly transfers: Transfers = new Transfers(this);
+  /** `auditEvents.list({ agentId, transferId, kind, createdAfter, createdBefore })`. */
+  readonly auditEvents: AuditEvents = new AuditEvents(this);
 
   constructor(options: CorridorOptions = {}) {
     const apiKey = options.apiKey?.trim() || environment("CORRIDOR_API_KEY");
@@ -214,6 +312,12 @@ export class Corridor {
       const page = await this.#call("GET", path, { ...options, params });
       return page as Page<ListItem<P>>;
     });
+  }
+
+  /** The public keys receipts are signed with (`/.well-known/jwks.json`, outside the
+   * API's paths), for `verifyReceipt`. Keep it: a key's `kid` never changes meaning. */
+  jwks(): CorridorPromise<Jwks> {
+    return this.#call("GET", "/.well-known/jwks.json", undefined);
   }
 
   #call<T>(method: Uppercase<Method>, path: string, init: object | undefined): CorridorPromise<T> {

@@ -8,7 +8,12 @@
  */
 
 export {
+  AgentMandates,
+  AgentMandatesById,
+  Agents,
   type Answer,
+  type AuditEventFilters,
+  AuditEvents,
   type CallOptions,
   Corridor,
   type CorridorOptions,
@@ -19,12 +24,20 @@ export {
   type ListItem,
   type ListPath,
   type Schemas,
+  Transfers,
   type components,
   type paths,
   VERSION,
 } from "./client.js";
 export * from "./errors.js";
 export { type Page, Pager } from "./pagination.js";
+export {
+  type Jwk,
+  type Jwks,
+  type ReceiptPayload,
+  ReceiptVerificationError,
+  verifyReceipt,
+} from "./receipts.js";
 export {
   DEFAULT_RETRY_POLICY,
   Retries,

@@ -4421,7 +4421,7 @@ export interface components {
          *       },
          *       "outcome": "denied",
          *       "detail": {
-         *         "amount": 1000,
+         *         "amount": "1000",
          *         "currency": "USD",
          *         "code": "agent_destination_not_allowed"
          *       },
@@ -7420,7 +7420,7 @@ export interface components {
          *           },
          *           "outcome": "denied",
          *           "detail": {
-         *             "amount": 1000,
+         *             "amount": "1000",
          *             "currency": "USD",
          *             "code": "agent_destination_not_allowed"
          *           },
@@ -33867,7 +33867,7 @@ export interface operations {
                      *           },
                      *           "outcome": "denied",
                      *           "detail": {
-                     *             "amount": 1000,
+                     *             "amount": "1000",
                      *             "currency": "USD",
                      *             "code": "agent_destination_not_allowed"
                      *           },
@@ -33977,7 +33977,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {"id":"aud_01m8g36zdz0k7p3v9x1c5b7n2q","sequence":1,"kind":"agent.key.issued","agentId":"agt_01m8g36zdya42pad3jnwr8rgk2","transferId":null,"mandateId":null,"actor":{"type":"console_user","id":"usr_01m8g36zd4k2m6p8r0t2v4x6z8"},"outcome":"issued","detail":{"keyId":"key_01m8g36ze438f567bdhxyzpxe5"},"createdAt":"2026-11-18T11:58:00.000Z","previousHash":"sha256:0000000000000000000000000000000000000000000000000000000000000000","hash":"sha256:607c0f7599808ee65f1112a09797585ee12770bd869b7461bd95bd6016295f4f"}
-                     *     {"id":"aud_01m8g36zeg3a53f1w82pckqffk","sequence":2,"kind":"agent.payment.denied","agentId":"agt_01m8g36zdya42pad3jnwr8rgk2","transferId":"tfr_01m8g36ze972dpqxt03aj04m24","mandateId":null,"actor":{"type":"agent_key","id":"key_01m8g36ze438f567bdhxyzpxe5"},"outcome":"denied","detail":{"amount":1000,"currency":"USD","code":"agent_destination_not_allowed"},"createdAt":"2026-11-18T12:00:00.000Z","previousHash":"sha256:607c0f7599808ee65f1112a09797585ee12770bd869b7461bd95bd6016295f4f","hash":"sha256:2a972e5eeb37773de9f7bca3d928349e3e428c36f9e58fb4e9c1cab34ccc8a5b"}
+                     *     {"id":"aud_01m8g36zeg3a53f1w82pckqffk","sequence":2,"kind":"agent.payment.denied","agentId":"agt_01m8g36zdya42pad3jnwr8rgk2","transferId":"tfr_01m8g36ze972dpqxt03aj04m24","mandateId":null,"actor":{"type":"agent_key","id":"key_01m8g36ze438f567bdhxyzpxe5"},"outcome":"denied","detail":{"amount":"1000","currency":"USD","code":"agent_destination_not_allowed"},"createdAt":"2026-11-18T12:00:00.000Z","previousHash":"sha256:607c0f7599808ee65f1112a09797585ee12770bd869b7461bd95bd6016295f4f","hash":"sha256:4930b9583a192c4f1a4307b05dfc4c3af2884330074ba7605f0bad9f925f8dd7"}
                      */
                     "application/x-ndjson": string;
                 };
@@ -34081,7 +34081,7 @@ export interface operations {
                      *       },
                      *       "outcome": "denied",
                      *       "detail": {
-                     *         "amount": 1000,
+                     *         "amount": "1000",
                      *         "currency": "USD",
                      *         "code": "agent_destination_not_allowed"
                      *       },

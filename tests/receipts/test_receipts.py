@@ -167,6 +167,34 @@ async def test_approve_and_decline_give_their_receipts(owner, anonymous):
         assert status in {claims["status"], "PENDING"}
 
 
+async def test_the_organization_submitting_its_agents_draft_signs_an_approved_receipt(
+    owner, anonymous
+):
+    """An agent's draft the organization submits itself is the owner's authorisation of
+    the agent's payment: an APPROVED receipt and an approval's audit record, once."""
+    agent = await owner.create_agent()
+    async with await owner.agent_client(agent["id"]) as bot:
+        draft = await bot.post("/v1/transfers", json=owner.payment(10_000))
+        assert draft.status_code == 201, draft.text
+    transfer_id = draft.json()["id"]
+    submitted = await owner.client.post(f"/v1/transfers/{transfer_id}/submit")
+    assert submitted.status_code == 200, submitted.text
+    receipts = await _receipts(owner.client, transfer_id)
+    assert [receipt["kind"] for receipt in receipts] == ["APPROVED"]
+    claims = _verified(receipts[0]["jws"], await _jwks(anonymous))
+    assert claims["agentId"] == agent["id"] and claims["status"] == "PENDING"
+    audit = await owner.client.get("/v1/audit-events", params={"transferId": transfer_id})
+    [approved] = audit.json()["data"]
+    assert approved["kind"] == "agent.approval.approved" and approved["outcome"] == "approved"
+    assert approved["actor"]["type"] == "organization_key"
+    assert approved["detail"] == {
+        "amount": "10000",
+        "currency": "USD",
+        "reason": None,
+        "via": "submit",
+    }
+
+
 async def test_one_changed_byte_fails(owner, anonymous):
     agent = await owner.create_agent()
     client = await owner.agent_client(agent["id"])

@@ -300,7 +300,8 @@ class AgentSpendGuard:
     ) -> None:
         """An agent's transfer submitted by someone else (its owner's approval, or its
         organization submitting its draft) counts toward its spend all the same, past the
-        limits; the agent's own submit was counted by `check_submit`, and gets its
+        limits (the organization's own submit also gets an APPROVED receipt and its audit
+        record here); the agent's own submit was counted by `check_submit`, and gets its
         AUTHORIZED receipt here (receipts/), in the submit's transaction."""
         if caller.kind is CallerKind.AGENT_KEY and transfer.agent_id is not None:
             await receipts.issue(session, transfer=transfer, kind=ReceiptKind.AUTHORIZED, now=now)
@@ -318,3 +319,18 @@ class AgentSpendGuard:
             at=transfer.submitted_at,
             now=now,
         )
+        if transfer.agent_approval_status is None:
+            # Its organization submitted the agent's draft itself (not through an approval,
+            # which signs and records its own): the owner authorised the agent's payment.
+            await receipts.issue(session, transfer=transfer, kind=ReceiptKind.APPROVED, now=now)
+            await audit.append(
+                session,
+                organization_id=caller.organization_id,
+                kind=AuditKind.APPROVAL_APPROVED,
+                actor=audit.actor(caller),
+                outcome=AuditOutcome.APPROVED,
+                agent_id=transfer.agent_id,
+                transfer_id=transfer.id,
+                detail={**_payment_detail(transfer), "reason": None, "via": "submit"},
+                at=now,
+            )

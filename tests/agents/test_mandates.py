@@ -4,11 +4,13 @@ with the sandbox clock, revocation, expiry, and an owner's approval of a parked 
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
+from corridor.agents.mandates import service as mandate_service
 from tests.agents.conftest import Owner, pay, submit_new
 from tests.conftest import assert_error
 from tests.parties.helpers import create_account, create_counterparty
@@ -417,3 +419,58 @@ async def test_approval_of_a_draft_whose_mandate_was_revoked_is_refused(owner):
     assert transfer["status"] == "DRAFT" and transfer["agentApprovalStatus"] == "PENDING"
     balance = await owner.customer.balance("USD")
     assert balance["available"] == 100_000_000
+
+
+async def _sweep(owner) -> int:
+    state = owner.app.state
+    return await mandate_service.expire_task(state.database, state.clock)
+
+
+async def test_the_workers_sweep_expires_a_mandate_once_its_window_ends(owner, clock):
+    agent = await mandated_agent(owner)
+    ending = await create_mandate(owner, agent["id"], notAfter="2026-11-19T00:00:00Z")
+    lasting = await create_mandate(
+        owner,
+        agent["id"],
+        payees=[{"type": "external_account", "id": owner.payee_account_id}],
+        notBefore="2026-11-19T00:00:00Z",
+        notAfter="2027-01-01T00:00:00Z",
+    )
+    assert await _sweep(owner) == 0, "nothing ended yet"
+    clock.set(datetime(2026, 11, 19, 0, 0, tzinfo=UTC))
+    assert await _sweep(owner) == 1
+    assert await _sweep(owner) == 0, "expired once"
+    stored = await get_mandate(owner, ending["id"])
+    assert stored["status"] == "EXPIRED" and stored["deactivatedReason"] == "notAfter passed"
+    assert (await get_mandate(owner, lasting["id"]))["status"] == "ACTIVE"
+    expired = await owner.events("agent.mandate.expired")
+    assert [event.data["id"] for event in expired] == [ending["id"]]
+    assert expired[0].data["status"] == "EXPIRED"
+
+
+async def test_the_sweep_goes_by_the_organizations_sandbox_clock(owner):
+    agent = await mandated_agent(owner)
+    mandate = await create_mandate(owner, agent["id"], notAfter="2026-11-19T00:00:00Z")
+    moved = await owner.client.post("/v1/sandbox/clock/advance", json={"seconds": 86_400})
+    assert moved.status_code == 200, moved.text
+    assert await _sweep(owner) == 1
+    assert (await get_mandate(owner, mandate["id"]))["status"] == "EXPIRED"
+
+
+async def test_two_sweeps_at_once_expire_each_mandate_once(owner, clock):
+    agent = await mandated_agent(owner)
+    mandates = [
+        await create_mandate(
+            owner,
+            agent["id"],
+            payees=[{"type": "counterparty", "id": owner.counterparty_id}],
+            notBefore=f"2026-11-{18 + index}T12:00:00Z",
+            notAfter=f"2026-11-{19 + index}T00:00:00Z",
+        )
+        for index in range(2)
+    ]
+    clock.set(datetime(2026, 11, 21, 0, 0, tzinfo=UTC))
+    done = await asyncio.gather(_sweep(owner), _sweep(owner), _sweep(owner))
+    assert sum(done) == 2
+    expired = await owner.events("agent.mandate.expired")
+    assert sorted(event.data["id"] for event in expired) == sorted(m["id"] for m in mandates)

@@ -19,6 +19,7 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from corridor.agents.mandates import service as mandates
 from corridor.assistant import execution
 from corridor.assistant import retention as assistant_retention
 from corridor.assistant.execution import AssistantEnvironment
@@ -61,6 +62,7 @@ TASKS: list[PeriodicTask] = [
     PeriodicTask("webhook_retention", retention.purge_task, interval_s=600),
     PeriodicTask("request_log_retention", request_log.prune_task, interval_s=600),
     PeriodicTask("audit_link", audit.link_task, interval_s=1),
+    PeriodicTask("mandate_expiry", mandates.expire_task, interval_s=1),
     PeriodicTask("transfer_engine", transfer_engine.advance_transfers, interval_s=1),
     PeriodicTask("bank_files", bank_file_tasks.write_and_upload, interval_s=1),
     PeriodicTask("bank_file_inbox", bank_file_tasks.read_inbox, interval_s=30),

@@ -12,6 +12,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from corridor.agents.mandates.rules import MandateStatus, Recurrence
 from corridor.agents.repository import visible_agents
 from corridor.auth.callers import Caller
+from corridor.kit.clock import Moments
+from corridor.kit.db import due, for_update
 from corridor.models.mandate import AgentMandate
 from corridor.models.transfer import Agent
 
@@ -100,6 +102,29 @@ async def consume(
     )
     row = (await session.execute(statement)).first()
     return None if row is None else (row[0], row[1], row[2])
+
+
+def _past_their_window(now: Moments) -> Select[AgentMandate]:
+    return select(AgentMandate).where(
+        AgentMandate.status == MandateStatus.ACTIVE.value,
+        due(AgentMandate.not_after, AgentMandate.organization_id, now),
+    )
+
+
+async def any_past_their_window(session: AsyncSession, *, now: Moments) -> bool:
+    """Whether an ACTIVE mandate's notAfter passed (each organization's moment)."""
+    statement = _past_their_window(now).with_only_columns(AgentMandate.id).limit(1)
+    return (await session.execute(statement)).first() is not None
+
+
+async def claim_past_their_window(
+    session: AsyncSession, *, now: Moments, limit: int
+) -> list[AgentMandate]:
+    """Up to `limit` ACTIVE mandates past notAfter, locked (skipping the ones another
+    worker holds) until the transaction ends."""
+    statement = _past_their_window(now).order_by(AgentMandate.not_after, AgentMandate.id)
+    statement = for_update(session, statement.limit(limit), skip_locked=True)
+    return list((await session.execute(statement)).scalars())
 
 
 async def expire(session: AsyncSession, *, mandate_id: str, now: datetime) -> bool:

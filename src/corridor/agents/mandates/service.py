@@ -43,10 +43,12 @@ from corridor.audit import rules as audit_rules
 from corridor.audit import service as audit
 from corridor.audit.rules import AuditKind, AuditOutcome
 from corridor.auth.callers import Caller, CallerKind
-from corridor.kit.db import get_visible
+from corridor.kit.clock import Clock, Moments
+from corridor.kit.db import Database, get_visible
 from corridor.kit.errors import Forbidden, InvalidState, ServiceUnavailable, ValidationFailed
 from corridor.kit.ids import looks_like_id, new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
+from corridor.models import clock as sandbox_clocks
 from corridor.models.event import emit
 from corridor.models.mandate import AgentMandate
 from corridor.models.transfer import Agent, Transfer
@@ -55,6 +57,8 @@ MANDATE_CREATED = "agent.mandate.created"
 MANDATE_CONSUMED = "agent.mandate.consumed"
 MANDATE_EXHAUSTED = "agent.mandate.exhausted"
 MANDATE_EXPIRED = "agent.mandate.expired"
+# Mandates the worker's sweep expires in one transaction at most (the rest: next pass).
+expire_batch_max = 100
 MANDATE_REVOKED = "agent.mandate.revoked"
 # A consumption whose guard refused although the read said it fits (another payment
 # consumed in between) reads again, this often at most.
@@ -199,9 +203,11 @@ def _check_window(data: MandateCreate, now: datetime) -> tuple[datetime, datetim
     return not_before, data.not_after
 
 
-async def _expire_due(session: AsyncSession, mandates: list[AgentMandate], now: datetime) -> None:
+async def _expire_due(session: AsyncSession, mandates: list[AgentMandate], now: datetime) -> int:
     """Persist EXPIRED (with its event) on the mandates past notAfter that still say
-    ACTIVE, in the caller's transaction."""
+    ACTIVE, in the caller's transaction, once each whoever gets there first (the worker's
+    sweep, or the next write to the agent's mandates); how many this call expired."""
+    expired = 0
     for mandate in mandates:
         if status_now(mandate.status, mandate.not_after, now) != MandateStatus.EXPIRED:
             continue
@@ -210,6 +216,28 @@ async def _expire_due(session: AsyncSession, mandates: list[AgentMandate], now: 
         ):
             await session.refresh(mandate)
             _emit(session, MANDATE_EXPIRED, mandate, now)
+            expired += 1
+    return expired
+
+
+async def expire_task(database: Database, clock: Clock) -> int:
+    """The worker's sweep: ACTIVE mandates whose notAfter passed (by their organization's
+    clock, the sandbox clock when moved) become EXPIRED with `agent.mandate.expired`, soon
+    after the moment rather than at the agent's next payment. Workers in several processes
+    each take the mandates the others do not hold (SKIP LOCKED), and the guarded UPDATE
+    expires each once."""
+    async with database.session(write=False) as session:
+        moments = Moments.at(clock.now(), await sandbox_clocks.shifts(session))
+        if not await repository.any_past_their_window(session, now=moments):
+            return 0  # no write transaction (nor SQLite's write lock) for an idle pass
+    async with database.session() as session, session.begin():
+        found = await repository.claim_past_their_window(
+            session, now=moments, limit=expire_batch_max
+        )
+        expired = 0
+        for mandate in found:
+            expired += await _expire_due(session, [mandate], moments.of(mandate.organization_id))
+        return expired
 
 
 async def create_mandate(

@@ -67,7 +67,7 @@ CATALOG: tuple[EventType, ...] = (
     ),
     EventType(
         "agent.mandate.expired",
-        "A mandate was found past its notAfter (EXPIRED).",
+        "A mandate passed its notAfter (EXPIRED): sent by the worker within seconds of it.",
         "corridor.agents.mandates.schemas:MandateRead",
     ),
     EventType(

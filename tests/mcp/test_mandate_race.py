@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from pathlib import Path
 
@@ -49,9 +50,10 @@ async def _mandate(shop: Shop) -> dict:
     return created.json()
 
 
-async def _proposals(client: httpx.AsyncClient, shop: Shop) -> list[str]:
+async def _proposals(client: httpx.AsyncClient, shop: Shop) -> list[tuple[str, str]]:
     """`assistant_racers` threads acting as the agent, each with a run waiting for the
-    owner to confirm a payment to the mandate's payee: the confirmation URLs to race."""
+    owner to confirm a payment to the mandate's payee: each thread's id and the
+    confirmation URL to race."""
     runs = []
     for number in range(assistant_racers):
         thread = await client.post(
@@ -80,7 +82,8 @@ async def _proposals(client: httpx.AsyncClient, shop: Shop) -> list[str]:
             if part.get("status") == "pending_confirmation"
         ]
         assert call["tool"] == "create_transfer", call
-        urls.append(f"/v1/assistant/runs/{run_id}/tool-calls/{call['toolCallId']}/confirmation")
+        url = f"/v1/assistant/runs/{run_id}/tool-calls/{call['toolCallId']}/confirmation"
+        urls.append((thread_id, url))
     return urls
 
 
@@ -106,10 +109,20 @@ async def test_rest_mcp_and_assistant_payments_at_once_admit_exactly_the_mandate
         sent = await client.call_tool("create_transfer", shop.payment("1.00", submit=True))
         return ("refused" if sent.is_error else "ok"), sent.structured_content or {}
 
-    async def by_assistant(client: httpx.AsyncClient, url: str) -> tuple[str, dict]:
+    async def by_assistant(client: httpx.AsyncClient, thread_id: str, url: str) -> tuple[str, dict]:
         answer = await client.post(url, json={"approved": True})
         assert answer.status_code == 200, answer.text
-        return "confirmed", {}
+        # The confirmed call's result, as the thread's tool message holds it.
+        messages = (await client.get(f"/v1/assistant/threads/{thread_id}/messages")).json()
+        [result] = [
+            json.loads(part["text"])
+            for message in messages["data"]
+            for part in message["parts"]
+            if part["type"] == "tool_result"
+        ]
+        if "result" in result:
+            return "ok", result["result"]
+        return "refused", result["error"]
 
     # A second API process on the same database, running the workers: it carries the
     # assistant's runs, and takes half the REST payments and every confirmation.
@@ -131,7 +144,7 @@ async def test_rest_mcp_and_assistant_payments_at_once_admit_exactly_the_mandate
             calls = (
                 [by_rest(shop.rest if n % 2 else other) for n in range(rest_racers)]
                 + [by_mcp(session) for session in sessions for _ in range(calls_per_session)]
-                + [by_assistant(other, url) for url in proposals]
+                + [by_assistant(other, thread_id, url) for thread_id, url in proposals]
             )
             answers = await asyncio.gather(*calls)
     assert len(answers) == 100
@@ -144,17 +157,23 @@ async def test_rest_mcp_and_assistant_payments_at_once_admit_exactly_the_mandate
     assert after["uses"] == admitted and after["status"] == "EXHAUSTED"
     assert after["used"] == str(admitted * 100)
     # Exactly `admitted` payments exist, each naming the mandate it consumed, whichever
-    # door it came in by; the ones the assistant's confirmations made are the rest.
+    # door it came in by, and each is one a door was told it made.
     listed = await shop.rest.get(
         "/v1/transfers", params={"customerId": shop.customer_id, "limit": 100}
     )
     made = listed.json()["data"]
     assert len(made) == admitted, [item["status"] for item in made]
     assert all(item["mandateId"] == mandate["id"] for item in made)
-    by_door = {body.get("id") or body.get("transfer", {}).get("id") for body in paid}
-    assert all(by_door) and by_door <= {item["id"] for item in made}
-    by_assistant_count = admitted - len(by_door)
-    print(
-        f"mixed race: {len(by_door)} paid by REST and MCP, {by_assistant_count} by the "
-        f"assistant, {len(refused)} refused by REST and MCP"
-    )
+    told = {body.get("id") or body.get("transfer", {}).get("id") for body in paid}
+    assert told == {item["id"] for item in made}
+    doors = ["REST"] * rest_racers + ["MCP"] * (mcp_sessions * calls_per_session)
+    doors += ["assistant"] * assistant_racers
+    tally = {
+        door: sum(
+            1
+            for (outcome, _), at in zip(answers, doors, strict=True)
+            if at == door and outcome == "ok"
+        )
+        for door in ("REST", "MCP", "assistant")
+    }
+    print(f"mixed race: paid by door {tally}, {len(refused)} refused (mandate_uses_exhausted)")

@@ -213,9 +213,10 @@ class AgentSpendGuard:
             raise AgentDestinationNotAllowed(agent.id)
         transfer.agent_id = agent.id
         payees = payees_of(transfer)
-        mandate_id = await mandates.admitting(
+        admitted = await mandates.admitting(
             session, agent=agent, transfer=transfer, payees=payees, now=now
         )
+        mandate_id = admitted.mandate_id
         payee = payee_of(transfer)
         transfer.agent_payee_id = payee[1] if payee else None
         limits = limits_of(agent)
@@ -249,6 +250,7 @@ class AgentSpendGuard:
                         transfer=transfer,
                         payees=payees,
                         now=now,
+                        admitted=admitted,
                     )
                 return None
             usage = await service.usage_of(session, agent, now=now)

@@ -12,6 +12,7 @@ guarded UPDATE in the submit's own transaction (repository.consume), with its ev
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -378,6 +379,21 @@ def _binding(agent: Agent, denial: MandateDenial | None, named: str | None) -> b
     return named is not None or agent.require_mandate or denial.code not in _UNBINDING
 
 
+@dataclass(frozen=True, slots=True)
+class Admission:
+    """What `admitting` decided from the agent's mandates as it read them: the mandate
+    that would admit the payment (None: none concerns it), and the rows, which `consume`
+    decides from first instead of reading them again (its guarded UPDATE re-checks)."""
+
+    terms: MandateTerms | None
+    denial: MandateDenial | None
+    mandates: list[AgentMandate]
+
+    @property
+    def mandate_id(self) -> str | None:
+        return None if self.terms is None else self.terms.id
+
+
 async def admitting(
     session: AsyncSession,
     *,
@@ -385,10 +401,10 @@ async def admitting(
     transfer: Transfer,
     payees: set[tuple[str, str]],
     now: datetime,
-) -> str | None:
-    """The id of the mandate that would admit the agent's payment (nothing consumed),
-    None when none concerns it; MandateDenied when the payment is refused (spec 7 body)."""
-    terms, denial, _ = await _decide(
+) -> Admission:
+    """The mandate that would admit the agent's payment (nothing consumed; none when
+    none concerns it); MandateDenied when the payment is refused (spec 7 body)."""
+    terms, denial, mandates = await _decide(
         session,
         agent,
         mandate_payees(transfer, payees),
@@ -398,7 +414,7 @@ async def admitting(
     )
     if denial is not None and _binding(agent, denial, None):
         raise MandateDenied(denial, agent.currency)
-    return None if terms is None else terms.id
+    return Admission(terms, denial, mandates)
 
 
 async def consume(
@@ -409,17 +425,24 @@ async def consume(
     payees: set[tuple[str, str]],
     now: datetime,
     named: str | None = None,
+    admitted: Admission | None = None,
 ) -> str | None:
     """Consume the mandate that admits the payment (only `named` when given: a parked
     draft's), in the caller's transaction, with its events; records it on the transfer.
     None when no mandate concerns the payment and the agent needs none; MandateDenied
-    otherwise (the caller's transaction then rolls back)."""
+    otherwise (the caller's transaction then rolls back). `admitted` (this submit's
+    `admitting`) is decided from first; a mandate changed since makes the guarded UPDATE
+    consume nothing, and the next attempt reads the mandates again."""
     all_payees = mandate_payees(transfer, payees)
     amount = transfer.source_amount
     for _ in range(consume_attempts_max):
-        terms, denial, mandates = await _decide(
-            session, agent, all_payees, amount=amount, named=named, now=now
-        )
+        if admitted is not None and named is None:
+            terms, denial, mandates = admitted.terms, admitted.denial, admitted.mandates
+            admitted = None
+        else:
+            terms, denial, mandates = await _decide(
+                session, agent, all_payees, amount=amount, named=named, now=now
+            )
         if terms is None:
             assert denial is not None
             if not _binding(agent, denial, named):

@@ -1,8 +1,9 @@
 """A person's answer to a write the model asked for (issue 11 item 6).
 
 `approved: true` runs exactly the stored arguments (bound by their hash) as the run's
-user (or as the agent its thread acts as), inside the request's unit of work; `false` records the refusal. Either way the
-model is told, and once nothing else waits the run goes back to the worker.
+user (or as the agent its thread acts as), inside the request's unit of work; `false`
+records the refusal. Either way the model is told, and once nothing else waits the run
+goes back to the worker.
 """
 
 from __future__ import annotations

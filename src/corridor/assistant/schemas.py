@@ -13,7 +13,15 @@ from corridor.assistant.rules import (
     pinned_label_chars_max,
     title_chars_max,
 )
-from corridor.kit.schemas import RequestModel, ResponseModel, SingleLineText, Sparse, Timestamp
+from corridor.kit.ids import id_pattern
+from corridor.kit.schemas import (
+    InSchema,
+    RequestModel,
+    ResponseModel,
+    SingleLineText,
+    Sparse,
+    Timestamp,
+)
 from corridor.models.assistant import AssistantMessage, AssistantRun
 
 Title = Annotated[SingleLineText, Field(min_length=1, max_length=title_chars_max)]
@@ -36,7 +44,7 @@ class ThreadCreate(RequestModel):
     title: Title | None = Field(default=None, examples=["Payouts this week"])
     visibility: Visibility = Visibility.PRIVATE
     pinned_context: PinnedContextIn | None = None
-    agent_id: Identifier | None = Field(
+    agent_id: Annotated[Identifier, InSchema(pattern=id_pattern("agt"))] | None = Field(
         default=None,
         description=(
             "Act as this agent (agt_…): the thread's tool calls carry the agent's authority "

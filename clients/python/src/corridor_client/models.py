@@ -6113,7 +6113,7 @@ class ThreadCreate(CorridorModel):
             examples=["agt_01jd3x0p6x9e3k2v1m8q4r7s5t"],
             max_length=64,
             min_length=1,
-            pattern="^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]*$",
+            pattern="^agt_[0-9a-hjkmnp-tv-z]{26}$",
             title="Agentid",
         ),
     ] = None

@@ -4044,6 +4044,7 @@ export interface components {
          *             "id": "acc_01m87tsgq8bn6xtckxrwrxqm94",
          *             "label": null
          *           },
+         *           "agentId": null,
          *           "lastMessageAt": null,
          *           "retentionExpiresAt": "2027-02-16T12:00:00.000Z",
          *           "activeRunStatus": null,
@@ -4082,6 +4083,7 @@ export interface components {
          *         "id": "cus_01m87tsgpta92jg6ncbgvt6cpk",
          *         "label": "Ada"
          *       },
+         *       "agentId": null,
          *       "lastMessageAt": null,
          *       "retentionExpiresAt": "2027-02-16T12:00:00.000Z",
          *       "activeRunStatus": null,
@@ -31194,6 +31196,7 @@ export interface operations {
                      *             "id": "acc_01m87tsgq8bn6xtckxrwrxqm94",
                      *             "label": null
                      *           },
+                     *           "agentId": null,
                      *           "lastMessageAt": null,
                      *           "retentionExpiresAt": "2027-02-16T12:00:00.000Z",
                      *           "activeRunStatus": null,
@@ -31312,6 +31315,7 @@ export interface operations {
                      *         "id": "cus_01m87tsgpta92jg6ncbgvt6cpk",
                      *         "label": "Ada"
                      *       },
+                     *       "agentId": null,
                      *       "lastMessageAt": null,
                      *       "retentionExpiresAt": "2027-02-16T12:00:00.000Z",
                      *       "activeRunStatus": null,
@@ -31424,6 +31428,7 @@ export interface operations {
                      *         "id": "cus_01m87tsgpta92jg6ncbgvt6cpk",
                      *         "label": "Ada"
                      *       },
+                     *       "agentId": null,
                      *       "lastMessageAt": null,
                      *       "retentionExpiresAt": "2027-02-16T12:00:00.000Z",
                      *       "activeRunStatus": null,
@@ -31540,6 +31545,7 @@ export interface operations {
                      *         "id": "cus_01m87tsgpta92jg6ncbgvt6cpk",
                      *         "label": "Ada"
                      *       },
+                     *       "agentId": null,
                      *       "lastMessageAt": null,
                      *       "retentionExpiresAt": "2027-02-16T12:00:00.000Z",
                      *       "activeRunStatus": null,
@@ -31652,6 +31658,7 @@ export interface operations {
                      *         "id": "cus_01m87tsgpta92jg6ncbgvt6cpk",
                      *         "label": "Ada"
                      *       },
+                     *       "agentId": null,
                      *       "lastMessageAt": null,
                      *       "retentionExpiresAt": "2027-02-16T12:00:00.000Z",
                      *       "activeRunStatus": null,

@@ -12,7 +12,6 @@ worker resumes from its last recorded step.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -214,7 +213,15 @@ async def _step(environment: AssistantEnvironment, run_id: str) -> None:
         raise RunStopped() from None
     calls = [part for part in response.parts if isinstance(part, ToolCallPart)]
     handled = [await _handle_call(environment, prepared, call) for call in calls]
-    await _record(environment, run_id, chosen, response, handled, message_id=message_id)
+    await _record(
+        environment,
+        run_id,
+        chosen,
+        response,
+        handled,
+        message_id=message_id,
+        acting=prepared.caller,
+    )
 
 
 async def _streamed(
@@ -569,11 +576,12 @@ async def _record(
     handled: list[HandledCall],
     *,
     message_id: str,
+    acting: Caller,
 ) -> None:
     async with environment.database.session() as session:
         async with session.begin():
             going_on = await _record_in(
-                session, environment, run_id, chosen, response, handled, message_id
+                session, environment, run_id, chosen, response, handled, message_id, acting
             )
         if not going_on:
             raise RunStopped()
@@ -587,8 +595,10 @@ async def _record_in(
     response: ModelResponse,
     handled: list[HandledCall],
     message_id: str,
+    acting: Caller,
 ) -> bool:
-    """Record a model answer and its tool calls; whether the run goes on to another step."""
+    """Record a model answer and its tool calls; whether the run goes on to another step.
+    `acting` is who the step's calls run as (`Prepared.caller`)."""
     now = environment.tools.clock.now()
     settings = environment.tools.settings
     run = await repository.lock_run(session, run_id)
@@ -612,7 +622,7 @@ async def _record_in(
     session.add_all(calls)
     message.parts = [*message.parts, *(_call_part(row) for row in calls)]
     await session.flush()
-    await _open_confirmations(session, run, calls, now)
+    await _open_confirmations(session, run, calls, acting, now)
     events.message_event(session, run, message, now)
     text = _text_of(message)
     if text and not chosen.streams:
@@ -703,25 +713,24 @@ def _tool_call_row(
 
 
 async def _open_confirmations(
-    session: AsyncSession, run: AssistantRun, calls: list[AssistantToolCall], now: datetime
+    session: AsyncSession,
+    run: AssistantRun,
+    calls: list[AssistantToolCall],
+    acting: Caller,
+    now: datetime,
 ) -> None:
     """Each confirmation card is a tool confirmation (`tcf_…`, the MCP server's record
-    kind): it waits as long as its run does."""
+    kind): it waits as long as its run does, and names the credential the call runs as
+    (`acting`: the user, or the agent the thread acts as)."""
     pending = [row for row in calls if row.status == ToolCallStatus.PENDING_CONFIRMATION]
     if not pending:
         return
-    caller = await caller_of_run(session, run)
-    if caller is None:
+    if await caller_of_run(session, run) is None:
         return
-    # The record names the credential the call runs as: the agent the thread acts as, or
-    # (when that agent can no longer pay; confirming then fails the call) the user.
-    with contextlib.suppress(CorridorError):
-        thread = await service.get_thread_row(session, run.thread_id)
-        caller = await service.acting_caller(session, thread, caller)
     for row in pending:
         confirmations.open_confirmation(
             session,
-            caller=caller,
+            caller=acting,
             origin=Origin.ASSISTANT,
             tool=row.tool,
             arguments=row.arguments,

@@ -14,16 +14,10 @@ import {
   Corridor,
   CorridorError,
   PermissionDeniedError,
-  type Schemas,
 } from "corridor-client";
-import { type Payer, achPayout, fundedPayer, needsServer, owner } from "./support.js";
+import { agentPayment, fundedPayer, needsServer, owner } from "./support.js";
 
 /** What an agent sends: no customer (its key knows it), submitted at once. */
-function payment(payer: Payer, valueMinor: string): Schemas["TransferCreate"] {
-  const { customerId: _, ...body } = achPayout(payer, valueMinor);
-  return { ...body, confirm: true };
-}
-
 async function refusal(promise: PromiseLike<unknown>): Promise<AgentLimitExceeded> {
   try {
     await promise;
@@ -53,11 +47,11 @@ test("an agent pays within its limits and over them gets the typed denial", need
   assert.match(key.secret ?? "", /^sk_sandbox_agent_/);
   const bot = new Corridor({ apiKey: key.secret ?? "", baseUrl: corridor.baseUrl });
 
-  const paid = await bot.post("/v1/transfers", { body: payment(payer, "1500") });
+  const paid = await bot.post("/v1/transfers", { body: agentPayment(payer, "1500") });
   assert.equal(paid.agentId, agent.id);
   assert.notEqual(paid.status, "DRAFT");
 
-  const overPerTransfer = await refusal(bot.post("/v1/transfers", { body: payment(payer, "3000") }));
+  const overPerTransfer = await refusal(bot.post("/v1/transfers", { body: agentPayment(payer, "3000") }));
   assert.ok(overPerTransfer instanceof AgentDenialError);
   assert.ok(overPerTransfer instanceof AgentRefused);
   assert.ok(overPerTransfer instanceof PermissionDeniedError);
@@ -75,8 +69,8 @@ test("an agent pays within its limits and over them gets the typed denial", need
     currency: "USD",
   });
 
-  await bot.post("/v1/transfers", { body: payment(payer, "2000") });
-  const overDaily = await refusal(bot.post("/v1/transfers", { body: payment(payer, "2000") }));
+  await bot.post("/v1/transfers", { body: agentPayment(payer, "2000") });
+  const overDaily = await refusal(bot.post("/v1/transfers", { body: agentPayment(payer, "2000") }));
   const { code, window, limit, used, remaining, attemptedAmount } = overDaily.denial;
   // Exact decimal strings, as the server wrote them: never numbers.
   assert.deepEqual(

@@ -7,31 +7,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { AgentLimitExceeded, Corridor, type Schemas } from "corridor-client";
-import { type Payer, achPayout, fundedPayer, needsServer, owner } from "./support.js";
-
-function payment(payer: Payer, valueMinor: string): Schemas["TransferCreate"] {
-  const { customerId: _, ...body } = achPayout(payer, valueMinor);
-  return { ...body, confirm: true };
-}
-
-async function mandatedAgent(corridor: Corridor, payer: Payer): Promise<{ agent: Schemas["AgentRead"]; bot: Corridor }> {
-  const agent = await corridor.post("/v1/agents", {
-    body: {
-      customerId: payer.customer.id,
-      sourceAccountId: payer.account.id,
-      name: "Hosting bot",
-      limits: { perTransfer: "5000", daily: "10000" },
-      destinationAllowlist: [{ type: "external_account", id: payer.bankAccount.id }],
-      requireMandate: true,
-    },
-  });
-  const key = await corridor.post("/v1/agents/{agent_id}/keys", {
-    params: { path: { agent_id: agent.id } },
-    body: { name: "bot" },
-  });
-  return { agent, bot: new Corridor({ apiKey: key.secret ?? "", baseUrl: corridor.baseUrl }) };
-}
+import { AgentLimitExceeded, type Schemas } from "corridor-client";
+import { type Payer, agentPayment, fundedPayer, needsServer, owner, payingAgent } from "./support.js";
 
 function mandateBody(payer: Payer): Schemas["MandateCreate"] {
   return {
@@ -48,7 +25,11 @@ function mandateBody(payer: Payer): Schemas["MandateCreate"] {
 test("an owner creates, lists, reads and revokes an agent's mandate; the agent pays under it", needsServer, async () => {
   const corridor = owner();
   const payer = await fundedPayer(corridor);
-  const { agent, bot } = await mandatedAgent(corridor, payer);
+  const { agent, bot } = await payingAgent(corridor, payer, {
+    name: "Hosting bot",
+    limits: { perTransfer: "5000", daily: "10000" },
+    requireMandate: true,
+  });
 
   const idempotencyKey = `mandate-${agent.id}`;
   const created = await corridor.agents.mandates.create(agent.id, mandateBody(payer), { idempotencyKey }).withResponse();
@@ -80,7 +61,7 @@ test("an owner creates, lists, reads and revokes an agent's mandate; the agent p
   // The agent sees its own mandates.
   assert.equal((await bot.agents.mandates.list(agent.id).toArray()).length, 2);
 
-  const paid = await bot.post("/v1/transfers", { body: payment(payer, "1500") });
+  const paid = await bot.post("/v1/transfers", { body: agentPayment(payer, "1500") });
   assert.equal(paid.agentId, agent.id);
   assert.notEqual(paid.status, "DRAFT");
 
@@ -90,7 +71,7 @@ test("an owner creates, lists, reads and revokes an agent's mandate; the agent p
   assert.equal(revoked.status, "REVOKED");
   assert.equal((await corridor.agentMandates.retrieve(mandate.id)).status, "REVOKED");
   // Under no live mandate, the agent may not pay.
-  await assert.rejects(bot.post("/v1/transfers", { body: payment(payer, "1000") }), AgentLimitExceeded);
+  await assert.rejects(bot.post("/v1/transfers", { body: agentPayment(payer, "1000") }), AgentLimitExceeded);
 
   // The audit chain, filtered: the payment's records, then the agent's mandates.
   const ofPayment = await corridor.auditEvents.list({ transferId: paid.id }).toArray();

@@ -8,13 +8,8 @@ import assert from "node:assert/strict";
 import { type KeyObject, generateKeyPairSync, sign } from "node:crypto";
 import { test } from "node:test";
 
-import { Corridor, type Jwk, type Jwks, ReceiptVerificationError, type Schemas, verifyReceipt } from "corridor-client";
-import { type Payer, achPayout, fundedPayer, needsServer, owner } from "./support.js";
-
-function payment(payer: Payer, valueMinor: string): Schemas["TransferCreate"] {
-  const { customerId: _, ...body } = achPayout(payer, valueMinor);
-  return { ...body, confirm: true };
-}
+import { type Jwk, type Jwks, ReceiptVerificationError, verifyReceipt } from "corridor-client";
+import { achPayout, agentPayment, fundedPayer, needsServer, owner, payingAgent } from "./support.js";
 
 /** The JWS with the character at `index` changed (to another base64url character). */
 function changedAt(jws: string, index: number): string {
@@ -32,21 +27,11 @@ function refused(jws: string, jwks: Jwks, message: RegExp): void {
 test("an agent's payment's receipt verifies offline with the fetched JWKS; one changed byte fails", needsServer, async () => {
   const corridor = owner();
   const payer = await fundedPayer(corridor);
-  const agent = await corridor.post("/v1/agents", {
-    body: {
-      customerId: payer.customer.id,
-      sourceAccountId: payer.account.id,
-      name: "Receipts bot",
-      limits: { perTransfer: "5000" },
-      destinationAllowlist: [{ type: "external_account", id: payer.bankAccount.id }],
-    },
+  const { agent, bot } = await payingAgent(corridor, payer, {
+    name: "Receipts bot",
+    limits: { perTransfer: "5000" },
   });
-  const key = await corridor.post("/v1/agents/{agent_id}/keys", {
-    params: { path: { agent_id: agent.id } },
-    body: { name: "bot" },
-  });
-  const bot = new Corridor({ apiKey: key.secret ?? "", baseUrl: corridor.baseUrl });
-  const paid = await bot.post("/v1/transfers", { body: payment(payer, "1234") });
+  const paid = await bot.post("/v1/transfers", { body: agentPayment(payer, "1234") });
 
   const { data: receipts } = await corridor.transfers.receipts(paid.id);
   assert.deepEqual(

@@ -89,3 +89,30 @@ export function achPayout(payer: Payer, valueMinor: string): Schemas["TransferCr
     amount: { currency: "USD", value: valueMinor },
   };
 }
+
+/** The same payout as an agent sends it: its key implies the customer; submitted at once. */
+export function agentPayment(payer: Payer, valueMinor: string): Schemas["TransferCreate"] {
+  const { customerId: _, ...body } = achPayout(payer, valueMinor);
+  return { ...body, confirm: true };
+}
+
+/** An agent of the payer that may pay its bank account, and a client with its new key. */
+export async function payingAgent(
+  corridor: Corridor,
+  payer: Payer,
+  settings: Pick<Schemas["AgentCreate"], "name" | "limits" | "requireMandate">,
+): Promise<{ agent: Schemas["AgentRead"]; bot: Corridor }> {
+  const agent = await corridor.post("/v1/agents", {
+    body: {
+      customerId: payer.customer.id,
+      sourceAccountId: payer.account.id,
+      destinationAllowlist: [{ type: "external_account", id: payer.bankAccount.id }],
+      ...settings,
+    },
+  });
+  const key = await corridor.post("/v1/agents/{agent_id}/keys", {
+    params: { path: { agent_id: agent.id } },
+    body: { name: "bot" },
+  });
+  return { agent, bot: new Corridor({ apiKey: key.secret ?? "", baseUrl: corridor.baseUrl }) };
+}

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.agents.conftest import Owner, make_owner
+from tests.agents.test_mandates import create_mandate
 from tests.assistant.conftest import Conversation, drive, start
 from tests.conftest import assert_error
 
@@ -15,20 +16,7 @@ from tests.conftest import assert_error
 async def _mandated_agent(owner: Owner, **mandate: Any) -> tuple[dict, dict]:
     agent = await owner.create_agent(requireMandate=True)
     await owner.agent_key(agent["id"])
-    made = await owner.client.post(
-        f"/v1/agents/{agent['id']}/mandates",
-        json={
-            "currency": "USD",
-            "payees": [{"type": "counterparty", "id": owner.counterparty_id}],
-            "maxPerPayment": "5000",
-            "budget": {"amount": "5000", "recurrence": "NONE"},
-            "notAfter": "2027-06-01T00:00:00Z",
-            "purpose": "Machine parts",
-            **mandate,
-        },
-    )
-    assert made.status_code == 201, made.text
-    return agent, made.json()
+    return agent, await create_mandate(owner, agent["id"], **mandate)
 
 
 def _send(owner: Owner, amount: str) -> str:

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 import pytest
 from playwright.async_api import Error as PlaywrightError
 
+from tests.agents.test_mandates import create_mandate
 from tests.assistant.conftest import drive
 from tests.console.browsing import SCREENSHOTS
 from tests.console.conftest import parked
@@ -81,6 +82,15 @@ async def reload_settled(page, url: str) -> None:
         await page.wait_for_load_state()
 
 
+async def _ask(page, app, text: str) -> None:
+    """Send `text` in the open thread, let the worker answer, and show the page it left."""
+    await page.get_by_role("textbox", name="Message").fill(text)
+    await page.get_by_role("button", name="Send", exact=True).click()
+    await page.wait_for_url("**?done=assistant-sent")
+    await drive(app)
+    await reload_settled(page, page.url.split("?")[0])
+
+
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280", "390"])
 async def test_the_assistant_box_waits_for_a_confirmation_and_cancel_ends_it(
     app, owner, base_url, browser, viewport
@@ -91,11 +101,7 @@ async def test_the_assistant_box_waits_for_a_confirmation_and_cancel_ends_it(
         await page.get_by_role("button", name="Start a thread").click()
         await page.wait_for_url("**/console/assistant/thr_*")
         message = page.get_by_role("textbox", name="Message")
-        await message.fill(f"send 25 USD to Müller Maschinenbau GmbH from {owner.usd_account}")
-        await page.get_by_role("button", name="Send", exact=True).click()
-        await page.wait_for_url("**?done=assistant-sent")
-        await drive(app)
-        await reload_settled(page, page.url.split("?")[0])
+        await _ask(page, app, f"send 25 USD to Müller Maschinenbau GmbH from {owner.usd_account}")
         await page.get_by_role("button", name="Approve").first.wait_for()
         assert await message.is_disabled()
         assert await page.get_by_role("button", name="Send", exact=True).is_disabled()
@@ -118,18 +124,9 @@ async def test_the_assistant_box_waits_for_a_confirmation_and_cancel_ends_it(
 async def test_a_thread_started_as_an_agent_pays_within_its_mandate(app, owner, base_url, browser):
     agent = await owner.create_agent(name="Parts buyer", requireMandate=True)
     await owner.agent_key(agent["id"])
-    mandate = await owner.client.post(
-        f"/v1/agents/{agent['id']}/mandates",
-        json={
-            "currency": "USD",
-            "payees": [{"type": "counterparty", "id": owner.counterparty_id}],
-            "maxPerPayment": "5000",
-            "budget": {"amount": "20000", "recurrence": "MONTHLY"},
-            "notAfter": "2027-06-01T00:00:00Z",
-            "purpose": "Machine parts",
-        },
+    mandate = await create_mandate(
+        owner, agent["id"], budget={"amount": "20000", "recurrence": "MONTHLY"}
     )
-    assert mandate.status_code == 201, mandate.text
     async with signed_in(browser, base_url, owner, DESKTOP) as page:
         await page.goto(base_url + "/console/assistant")
         await page.get_by_label("New thread").fill("Parts for the line")
@@ -138,17 +135,12 @@ async def test_a_thread_started_as_an_agent_pays_within_its_mandate(app, owner, 
         await page.wait_for_url("**/console/assistant/thr_*")
         acting = page.locator(".acting-as")
         assert "Acts as agent “Parts buyer”" in await acting.inner_text()
-        message = page.get_by_role("textbox", name="Message")
-        await message.fill(f"send 25 USD to {owner.payee_account_id} from {owner.usd_account}")
-        await page.get_by_role("button", name="Send", exact=True).click()
-        await page.wait_for_url("**?done=assistant-sent")
-        await drive(app)
-        await reload_settled(page, page.url.split("?")[0])
+        await _ask(page, app, f"send 25 USD to {owner.payee_account_id} from {owner.usd_account}")
         await page.get_by_role("button", name="Approve").first.click()
         await page.wait_for_url("**?done=assistant-confirmed")
         await page.screenshot(path=str(SCREENSHOTS / "assistant-as-agent.png"), full_page=True)
     listed = await owner.client.get("/v1/transfers", params={"customerId": owner.customer.id})
     [paid] = listed.json()["data"]
-    assert paid["agentId"] == agent["id"] and paid["mandateId"] == mandate.json()["id"]
-    used = await owner.client.get(f"/v1/agent-mandates/{mandate.json()['id']}")
+    assert paid["agentId"] == agent["id"] and paid["mandateId"] == mandate["id"]
+    used = await owner.client.get(f"/v1/agent-mandates/{mandate['id']}")
     assert used.json()["used"] == "2500"

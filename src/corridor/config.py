@@ -62,11 +62,6 @@ class Settings(BaseSettings):
     database_pool_overflow: int = Field(default=0, ge=0, le=200)
     # How long a request waits for a free connection before it is answered 503.
     database_pool_timeout_s: float = Field(default=5, gt=0, le=120)
-    # Group commit on a hot account (issue 12): concurrent create+submits debiting one
-    # balance account share one transaction, each in its own savepoint; PostgreSQL only
-    # (SQLite serialises writers anyway). Off by default: it measured no gain while one
-    # API process is CPU-bound below the row lock's limit (docs/decisions.md).
-    group_commit: bool = False
     # The express create+submit (transfers/express): a create+submit by an organization key
     # from a balance account to the customer's own bank account runs as two hand-written
     # statements instead of the general path's ORM unit of work; PostgreSQL only. Off: every
@@ -291,10 +286,6 @@ class Settings(BaseSettings):
             if path and path != ":memory:":
                 return Path(path).parent
         return DEFAULT_DATA_DIRECTORY
-
-    @property
-    def uses_group_commit(self) -> bool:
-        return self.group_commit and not self.is_sqlite
 
     @property
     def workers_in_process(self) -> bool:

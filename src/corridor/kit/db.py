@@ -38,7 +38,6 @@ from sqlalchemy.util.concurrency import greenlet_spawn
 from corridor.kit import metrics
 from corridor.kit.clock import Moments
 from corridor.kit.errors import NotFound
-from corridor.kit.group_commit import GroupCommit
 from corridor.kit.ids import looks_like_id
 from corridor.kit.lending import HeldConnections
 from corridor.kit.replica import Replica
@@ -211,8 +210,6 @@ class Database:
         self._read_sessions = async_sessionmaker(
             self.read_engine, expire_on_commit=False, autoflush=True
         )
-        # Batches of units of work sharing one transaction (group_commit.py); PostgreSQL.
-        self.group_commit = GroupCommit(self._write_sessions)
         # Connections kept at hand for hand-written statements (lending.py): up to half the
         # pool, when the pool has room for that beside everything else.
         self._held = (

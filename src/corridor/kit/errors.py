@@ -112,15 +112,6 @@ class ServiceUnavailable(CorridorError):
         super().__init__(message, headers={"Retry-After": str(retry_after_s)})
 
 
-class BatchNotCommitted(ServiceUnavailable):
-    """A group commit (kit/group_commit.py) whose one COMMIT failed: retry."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            "The transaction carrying this request failed to commit; nothing was written, retry"
-        )
-
-
 class ValidationFailed(CorridorError):
     status, code = 422, "validation_error"
 

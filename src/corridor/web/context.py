@@ -7,7 +7,6 @@ same transaction and commits once. A request that fails rolls everything back.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -25,7 +24,6 @@ from corridor.kit import aftermath
 from corridor.kit.clock import Clock
 from corridor.kit.db import Database
 from corridor.kit.errors import CorridorError, ValidationFailed, render_error
-from corridor.kit.group_commit import Member
 from corridor.kit.schemas import ShownOnce
 from corridor.models import clock as sandbox_clocks
 from corridor.web import idempotency
@@ -89,16 +87,6 @@ class RequestContext(PublicContext):
     caller: Caller = field(kw_only=True)
     claim: idempotency.Claim | None = field(default=None, kw_only=True)
     responded: bool = field(default=False, kw_only=True)
-    # In a group commit (kit/group_commit.py): the session is the batch's, and this
-    # request's work is its savepoint; it is answered only once the batch committed.
-    member: Member | None = field(default=None, kw_only=True)
-
-    async def _commit(self) -> None:
-        if self.member is None:
-            await self.session.commit()
-        else:
-            await self.member.finish(ok=True)
-            await self.member.committed()  # BatchNotCommitted (503) when it failed
 
     async def respond(self, model: BaseModel, *, status: int = 200) -> Response:
         body = model.model_dump_json(by_alias=True)
@@ -110,7 +98,7 @@ class RequestContext(PublicContext):
                 else body
             )
             await idempotency.complete(self.session, self.claim, status=status, body=kept)
-        await self._commit()
+        await self.session.commit()
         self.responded = True
         return Response(body, status_code=status, media_type="application/json")
 
@@ -119,7 +107,7 @@ class RequestContext(PublicContext):
         for its event and its answer): stored under the Idempotency-Key as it is sent."""
         if self.claim is not None:
             await idempotency.complete(self.session, self.claim, status=status, body=body.decode())
-        await self._commit()
+        await self.session.commit()
         self.responded = True
         return Response(body, status_code=status, media_type="application/json")
 
@@ -132,7 +120,7 @@ class RequestContext(PublicContext):
             await idempotency.complete(
                 self.session, self.claim, status=error.status, body=body.decode()
             )
-        await self._commit()
+        await self.session.commit()
         self.responded = True
         return Response(
             body, status_code=error.status, headers=error.headers, media_type="application/json"
@@ -191,11 +179,6 @@ async def _request_context(
     if caller is None and not inside:
         caller = await current_caller(request, bearer, api_key)
     claim = None if caller is None else await _claim_idempotency_key(request, caller)
-    hot_account = await _group_commit_key(request)
-    if hot_account is not None:
-        async with _member_context(request, caller, claim, hot_account, bearer, api_key) as context:
-            yield context
-        return
     async with state.database.session(write=request.method not in _READ_METHODS) as session:
         if caller is None:
             caller = await caller_in(session, request, bearer, api_key)
@@ -226,81 +209,6 @@ async def _request_context(
         if claim is not None and not context.responded:
             # The endpoint answered without `respond`: nothing to replay, so free the key.
             await idempotency.release(state.database, claim)
-
-
-async def _group_commit_key(request: Request) -> str | None:
-    """The balance account a create+submit (`POST /v1/transfers`, `confirm: true`) will
-    debit, when group commit is on (PostgreSQL): concurrent ones share a transaction.
-    Everything else (a draft, a submit of one, any other write) runs on its own."""
-    if request.method != "POST" or request.url.path != "/v1/transfers":
-        return None
-    if not request.app.state.settings.uses_group_commit or request.app.state.database.is_sqlite:
-        return None
-    try:
-        body = json.loads(await request.body())
-    except ValueError:
-        return None
-    if not isinstance(body, dict) or body.get("confirm") is not True:
-        return None
-    source = body.get("source")
-    account_id = source.get("accountId") if isinstance(source, dict) else None
-    return account_id if isinstance(account_id, str) and account_id else None
-
-
-@asynccontextmanager
-async def _member_context(
-    request: Request,
-    caller: Caller | None,
-    claim: idempotency.Claim | None,
-    hot_account: str,
-    bearer: HTTPAuthorizationCredentials | None,
-    api_key: str | None,
-) -> AsyncIterator[RequestContext]:
-    """The unit of work as one member of the account's batch: its own savepoint in the
-    batch's transaction. A failure rolls back to the savepoint only (never the batch);
-    an Idempotency-Key's answer is written in the savepoint and commits with the work."""
-    state = request.app.state
-    member = state.database.group_commit.join(hot_account)
-    try:
-        await member.start()
-    except CorridorError as error:
-        if claim is not None:
-            await _settle_claim_after_error(state.database, claim, error)
-        raise
-    except BaseException:
-        if claim is not None:
-            await idempotency.release(state.database, claim)
-        raise
-    try:
-        if caller is None:
-            caller = await caller_in(member.session, request, bearer, api_key)
-        context = RequestContext(
-            session=member.session,
-            clock=await _clock_of(request, member.session, caller),
-            settings=state.settings,
-            database=state.database,
-            request=request,
-            caller=caller,
-            claim=claim,
-            member=member,
-        )
-        yield context
-    except CorridorError as error:
-        await member.finish(ok=False)
-        await aftermath.write_after(state.database, error)
-        if claim is not None:
-            await _settle_claim_after_error(state.database, claim, error)
-        raise
-    except BaseException:
-        await member.finish(ok=False)
-        if claim is not None:
-            await idempotency.release(state.database, claim)
-        raise
-    if not member.done:
-        await member.finish(ok=True)
-        await member.committed()
-    if claim is not None and not context.responded:
-        await idempotency.release(state.database, claim)
 
 
 async def _settle_claim_after_error(

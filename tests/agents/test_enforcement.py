@@ -133,6 +133,11 @@ async def test_monthly_limit_counts_every_day_of_the_month_and_resets_on_the_fir
         "currency": "USD",
     }
     assert "monthly limit" in body["hint"] and "2026-12-01T00:00:00.000Z" in body["hint"]
+    # The day's counter took the refused payment in the same statement the month refused
+    # it, and gave it back: the day shows nothing spent.
+    spend = (await client.get(f"/v1/agents/{agent['id']}/spend")).json()
+    assert spend["windows"][0]["used"] == "0"
+    assert spend["windows"][1]["used"] == "200000"
     clock.set(at(2026, 12, 1, 0, 0, 0))
     await pay(client, owner.payment(60_000))
     spend = (await client.get(f"/v1/agents/{agent['id']}/spend")).json()

@@ -156,6 +156,16 @@ class AgentSpendGuard:
         (`corridor_agent_decisions_total`): a refusal at once, the others once committed."""
         if caller.kind is not CallerKind.AGENT_KEY:
             return None
+        # Without autoflush: the guard's reads and guarded writes touch no row of the
+        # transfer's own, so what it sets on the transfer goes out with the rest at the
+        # submit's flush before the hold (a transfer made in this request is inserted
+        # once, as submitted, not inserted and then updated).
+        with session.no_autoflush:
+            return await self._decided(session, caller=caller, transfer=transfer, now=now)
+
+    async def _decided(
+        self, session: AsyncSession, *, caller: Caller, transfer: Transfer, now: datetime
+    ) -> HoldForApproval | None:
         try:
             held = await self._check(session, caller=caller, transfer=transfer, now=now)
         except CorridorError as refused:
@@ -306,7 +316,10 @@ class AgentSpendGuard:
         record here); the agent's own submit was counted by `check_submit`, and gets its
         AUTHORIZED receipt here (receipts/), in the submit's transaction."""
         if caller.kind is CallerKind.AGENT_KEY and transfer.agent_id is not None:
-            await receipts.issue(session, transfer=transfer, kind=ReceiptKind.AUTHORIZED, now=now)
+            with session.no_autoflush:  # as check_submit
+                await receipts.issue(
+                    session, transfer=transfer, kind=ReceiptKind.AUTHORIZED, now=now
+                )
             return
         if transfer.agent_id is None or caller.kind is CallerKind.AGENT_KEY:
             return

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
+    BigInteger,
     BindParameter,
     Select,
     and_,
@@ -503,6 +504,9 @@ async def plan_rows(session: AsyncSession, caller: Caller, names: PlanNames) -> 
 
 # --- Agent spend windows (transfers/spending.py) ----------------------------------------
 
+# The periods of a spend window (spending.py DAY and MONTH).
+SPEND_DAY, SPEND_MONTH = "DAY", "MONTH"
+
 
 async def spend_windows(
     session: AsyncSession, window_ids: Sequence[str]
@@ -514,49 +518,78 @@ async def spend_windows(
     return {row[0]: (row[1], row[2]) for row in await session.execute(statement)}
 
 
-async def add_to_spend_window(
+def _spend_add(dialect: Any) -> Any:
+    """The spend add as one cached statement, sent with a row per window (SQLAlchemy joins
+    the rows into one INSERT … VALUES (…), (…)): each window's row is made, or added to
+    while it stays within its period's limits (a NULL limit: none). The limits are bound
+    once for the statement, so each row's guard picks its own by the row's period."""
+    table = AgentSpendWindow
+    upsert = dialect.insert(table)
+    added = table.spent + upsert.excluded.spent
+
+    def within(limit: str, value: Any) -> Any:
+        bound = bindparam(limit, type_=BigInteger)
+        return or_(bound.is_(None), value <= bound)
+
+    return upsert.on_conflict_do_update(
+        index_elements=[table.id],
+        set_={
+            "spent": added,
+            "payments": table.payments + 1,
+            "updated_at": upsert.excluded.updated_at,
+        },
+        where=or_(
+            and_(
+                table.period == SPEND_DAY,
+                within("day_limit", added),
+                within("day_payments_limit", table.payments + 1),
+            ),
+            and_(table.period == SPEND_MONTH, within("month_limit", added)),
+        ),
+    ).returning(table.id)
+
+
+_POSTGRESQL_SPEND_ADD = _spend_add(postgresql)
+_SQLITE_SPEND_ADD = _spend_add(sqlite)
+
+
+async def add_to_spend_windows(
     session: AsyncSession,
     *,
-    window_id: str,
     agent_id: str,
     currency: str,
-    period: str,
-    starts_at: datetime,
     amount: int,
-    limit: int | None,
+    windows: Sequence[tuple[str, str, datetime]],
     now: datetime,
-    payments_limit: int | None = None,
-) -> bool:
-    """Add `amount` and one payment to the window (made at `amount` and one payment when
-    it has no row yet); with limits, only while the window stays within them, in the
-    statement. Whether it was added."""
-    values = {
-        "id": window_id,
-        "agent_id": agent_id,
-        "currency": currency,
-        "period": period,
-        "starts_at": starts_at,
-        "spent": amount,
-        "payments": 1,
-        "updated_at": now,
+    day_limit: int | None,
+    month_limit: int | None,
+    day_payments_limit: int | None,
+) -> set[str]:
+    """Add `amount` and one payment to each window (id, period DAY or MONTH, first instant;
+    made at `amount` and one payment when it has no row yet) in one statement; an existing
+    row only while it stays within its period's limits (None: no limit), checked in the
+    statement against what it holds. The ids of the windows added to."""
+    limits = {
+        "day_limit": day_limit,
+        "day_payments_limit": day_payments_limit,
+        "month_limit": month_limit,
     }
-    column, payments = AgentSpendWindow.spent, AgentSpendWindow.payments
-    guards = []
-    if limit is not None:
-        guards.append(column + amount <= limit)
-    if payments_limit is not None:
-        guards.append(payments + 1 <= payments_limit)
-    upsert: Any
-    if db.is_sqlite(session):
-        upsert = sqlite.insert(AgentSpendWindow).values(values)
-    else:
-        upsert = postgresql.insert(AgentSpendWindow).values(values)
-    statement = upsert.on_conflict_do_update(
-        index_elements=[AgentSpendWindow.id],
-        set_={"spent": column + amount, "payments": payments + 1, "updated_at": now},
-        where=and_(*guards) if guards else None,
-    ).returning(AgentSpendWindow.id)
-    return (await session.execute(statement)).first() is not None
+    rows = [
+        {
+            "id": window_id,
+            "agent_id": agent_id,
+            "currency": currency,
+            "period": period,
+            "starts_at": starts_at,
+            "spent": amount,
+            "payments": 1,
+            "updated_at": now,
+            **limits,
+        }
+        for window_id, period, starts_at in windows
+    ]
+    statement = _SQLITE_SPEND_ADD if db.is_sqlite(session) else _POSTGRESQL_SPEND_ADD
+    return set((await session.execute(statement, rows)).scalars())
 
 
 async def take_from_spend_window(

@@ -2,10 +2,11 @@
 month, per currency, as rows a submit adds to in its own transaction.
 
 A submit of an agent's transfer adds the transfer's amount to its day's and its month's
-window (`add`): when the agent itself submits, each add is guarded by the window's limit
-in the statement (an upsert whose update applies only while the sum stays within it), so
-concurrent submits in any number of processes never overspend together: each waits on
-the window's row lock only from its add to its commit, as a hold waits on its balance.
+window (`add`, one statement for both): when the agent itself submits, each row's add is
+guarded by its period's limit in the statement (an upsert whose update applies only while
+the sum stays within it), so concurrent submits in any number of processes never
+overspend together: each waits on the window's row lock only from its add to its commit,
+as a hold waits on its balance.
 A transfer that stops counting (cancelled, failed, reversed: `states.SPEND_UNCOUNTED`)
 takes its amount back off the windows its submit fell in (`take_back`). What an agent
 spent is then two rows by id (`spent`), never a sum over its transfers. Each window also
@@ -23,8 +24,8 @@ from corridor.models.transfer import Transfer
 from corridor.transfers import repository
 from corridor.transfers.rules.states import SPEND_UNCOUNTED
 
-DAY = "DAY"
-MONTH = "MONTH"
+DAY = repository.SPEND_DAY
+MONTH = repository.SPEND_MONTH
 
 
 def counts(status: str) -> bool:
@@ -59,34 +60,6 @@ async def spent(
     return day_spent, found.get(month_id, (0, 0))[0], day_payments
 
 
-async def _add_to(
-    session: AsyncSession,
-    window: tuple[str, str, str, datetime],
-    *,
-    amount: int,
-    limit: int | None,
-    now: datetime,
-    payments_limit: int | None = None,
-) -> bool:
-    """Add `amount` and one payment to one window (agent, currency, period, start; made at
-    `amount` when it has no row yet); with limits, only while the window stays within
-    them. Whether it was added."""
-    assert amount > 0 and (limit is None or amount <= limit)
-    agent_id, currency, period, starts_at = window
-    return await repository.add_to_spend_window(
-        session,
-        window_id=_window_id(agent_id, currency, period, starts_at),
-        agent_id=agent_id,
-        currency=currency,
-        period=period,
-        starts_at=starts_at,
-        amount=amount,
-        limit=limit,
-        now=now,
-        payments_limit=payments_limit,
-    )
-
-
 async def _take_from(session: AsyncSession, window_id: str, amount: int, *, now: datetime) -> None:
     await repository.take_from_spend_window(session, window_id, amount, now=now)
 
@@ -104,25 +77,32 @@ async def add(
     day_payments_limit: int | None = None,
 ) -> bool:
     """Count a submitted transfer of `amount` (submitted `at`) toward the agent's day and
-    month (its amount and one payment). With limits (the agent's own submit), all or
-    nothing: False, having changed nothing, when either window would go over a limit as
-    the database holds it now."""
+    month (its amount and one payment), both in one statement. With limits (the agent's own
+    submit), all or nothing: False, having changed nothing, when either window would go over
+    a limit as the database holds it now (the one that took the amount gives it back)."""
+    assert amount > 0
+    assert all(limit is None or amount <= limit for limit in (day_limit, month_limit))
     day, month = _starts(at)
-    in_day = (agent_id, currency, DAY, day)
-    if not await _add_to(
+    windows = [
+        (_window_id(agent_id, currency, DAY, day), DAY, day),
+        (_window_id(agent_id, currency, MONTH, month), MONTH, month),
+    ]
+    added = await repository.add_to_spend_windows(
         session,
-        in_day,
+        agent_id=agent_id,
+        currency=currency,
         amount=amount,
-        limit=day_limit,
+        windows=windows,
         now=now,
-        payments_limit=day_payments_limit,
-    ):
-        return False
-    in_month = (agent_id, currency, MONTH, month)
-    if not await _add_to(session, in_month, amount=amount, limit=month_limit, now=now):
-        await _take_from(session, _window_id(agent_id, currency, DAY, day), amount, now=now)
-        return False
-    return True
+        day_limit=day_limit,
+        month_limit=month_limit,
+        day_payments_limit=day_payments_limit,
+    )
+    if len(added) == len(windows):
+        return True
+    for window_id in sorted(added):
+        await _take_from(session, window_id, amount, now=now)
+    return False
 
 
 async def take_back(session: AsyncSession, *, transfer: Transfer, now: datetime) -> None:

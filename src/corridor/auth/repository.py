@@ -7,17 +7,20 @@ from datetime import datetime
 from sqlalchemy import Select, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from corridor.kit.db import get_kept, keep
+from corridor.kit.db import get_kept, keep, known_absent, note_absent
 from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser, PlatformSession
 from corridor.models.clock import SandboxClock, note_shift
 from corridor.models.customer import Customer
+from corridor.models.mandate import AgentMandate
 from corridor.models.organization import Organization
 from corridor.models.signing import AgentSigningKey, SignatureNonce
 from corridor.models.transfer import Agent
 
-# session.info key: the agents the key read of this unit of work found with no live
-# signing key (their requests are not signed, so no second read asks).
-_UNSIGNED_AGENTS = "agents_without_signing_keys"
+# What the key's read found an agent without, noted for the rest of the unit of work by
+# table (kit.db.note_absent): live signing keys (its requests are not signed, so no second
+# read asks) and mandates (agents.mandates.repository.mandates_of needs no query).
+SIGNING_KEYS = AgentSigningKey.__tablename__
+MANDATES = AgentMandate.__tablename__
 
 # The one agent status that ends authentication (agents/rules.py AgentStatus.REVOKED).
 AGENT_REVOKED = "REVOKED"
@@ -34,8 +37,9 @@ async def key_by_secret_hash(session: AsyncSession, secret_hash: str) -> ApiKey 
         .where(AgentSigningKey.agent_id == ApiKey.agent_id, AgentSigningKey.revoked_at.is_(None))
         .exists()
     )
+    mandated = select(AgentMandate.id).where(AgentMandate.agent_id == ApiKey.agent_id).exists()
     statement = (
-        select(ApiKey, Organization, Agent, SandboxClock, signs)
+        select(ApiKey, Organization, Agent, SandboxClock, signs, mandated)
         .join(Organization, Organization.id == ApiKey.organization_id)
         .outerjoin(
             Agent,
@@ -49,12 +53,14 @@ async def key_by_secret_hash(session: AsyncSession, secret_hash: str) -> ApiKey 
     found = (await session.execute(statement)).one_or_none()
     if found is None:
         return None
-    key, organization, agent, clock, agent_signs = found
+    key, organization, agent, clock, agent_signs, agent_mandated = found
     keep(session, organization)
     if agent is not None:
         keep(session, agent)
         if not agent_signs:
-            session.info.setdefault(_UNSIGNED_AGENTS, set()).add(agent.id)
+            note_absent(session, SIGNING_KEYS, agent.id)
+        if not agent_mandated:
+            note_absent(session, MANDATES, agent.id)
     note_shift(session, key.organization_id, clock)
     return key
 
@@ -164,7 +170,7 @@ async def is_below(
 async def live_signing_keys(session: AsyncSession, agent_id: str) -> list[AgentSigningKey]:
     """The agent's live signing keys; none, without a query, for an agent its key's read
     (`key_by_secret_hash`, in this unit of work) found without any."""
-    if agent_id in session.info.get(_UNSIGNED_AGENTS, ()):
+    if known_absent(session, SIGNING_KEYS, agent_id):
         return []
     statement = select(AgentSigningKey).where(
         AgentSigningKey.agent_id == agent_id, AgentSigningKey.revoked_at.is_(None)

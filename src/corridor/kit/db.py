@@ -313,6 +313,22 @@ def keep(session: AsyncSession, row: object) -> None:
     session.info.setdefault("kept_rows", []).append(row)
 
 
+def note_absent(session: AsyncSession, kind: str, ident: str) -> None:
+    """Remember for the rest of the unit of work that `ident` has no rows of `kind` (a read
+    that found none, or a join that said so, spares the next read of them its query)."""
+    session.info.setdefault(("absent", kind), set()).add(ident)
+
+
+def known_absent(session: AsyncSession, kind: str, ident: str) -> bool:
+    """Whether this unit of work already knows `ident` has no rows of `kind`."""
+    return ident in session.info.get(("absent", kind), ())
+
+
+def forget_absent(session: AsyncSession, kind: str, ident: str) -> None:
+    """`ident` has rows of `kind` now (made in this unit of work): read them again."""
+    session.info.get(("absent", kind), set()).discard(ident)
+
+
 def is_sqlite(session: AsyncSession) -> bool:
     """The one dialect check: SQLite serialises writers itself and has no row locks."""
     bind = session.bind

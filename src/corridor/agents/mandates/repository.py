@@ -13,7 +13,7 @@ from corridor.agents.mandates.rules import MandateStatus, Recurrence
 from corridor.agents.repository import visible_agents
 from corridor.auth.callers import Caller
 from corridor.kit.clock import Moments
-from corridor.kit.db import due, for_update
+from corridor.kit.db import due, for_update, known_absent
 from corridor.models.mandate import AgentMandate
 from corridor.models.transfer import Agent
 
@@ -32,7 +32,10 @@ def visible_mandates(caller: Caller, *, agent_id: str | None = None) -> Select[A
 
 async def mandates_of(session: AsyncSession, agent_id: str) -> list[AgentMandate]:
     """Every mandate of the agent not final for good (ACTIVE or EXHAUSTED-by-row, EXPIRED
-    and REVOKED included: a payment they would have admitted is told why), by id."""
+    and REVOKED included: a payment they would have admitted is told why), by id. None,
+    without a query, when this unit of work's key read found the agent had none."""
+    if known_absent(session, AgentMandate.__tablename__, agent_id):
+        return []
     statement = (
         select(AgentMandate)
         .where(AgentMandate.agent_id == agent_id)

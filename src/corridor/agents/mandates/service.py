@@ -45,7 +45,7 @@ from corridor.audit import service as audit
 from corridor.audit.rules import AuditKind, AuditOutcome
 from corridor.auth.callers import Caller, CallerKind
 from corridor.kit.clock import Clock, Moments
-from corridor.kit.db import Database, get_visible
+from corridor.kit.db import Database, forget_absent, get_visible
 from corridor.kit.errors import Forbidden, InvalidState, ServiceUnavailable, ValidationFailed
 from corridor.kit.ids import looks_like_id, new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
@@ -292,6 +292,7 @@ async def create_mandate(
         version=1,
     )
     session.add(mandate)
+    forget_absent(session, AgentMandate.__tablename__, mandate.agent_id)
     await session.flush()
     await _announce(session, MANDATE_CREATED, mandate, actor=audit.actor(caller), now=now)
     return mandate

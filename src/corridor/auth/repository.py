@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Select, delete, select, update
+from sqlalchemy import Select, bindparam, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.kit.db import get_kept, keep, known_absent, note_absent
@@ -26,19 +26,15 @@ MANDATES = AgentMandate.__tablename__
 AGENT_REVOKED = "REVOKED"
 
 
-async def key_by_secret_hash(session: AsyncSession, secret_hash: str) -> ApiKey | None:
-    """The key with what authenticating it and the request's context read next, in one
-    round trip: its organization, the live agent an agent key speaks for, and the
-    organization's sandbox clock (`models.clock.note_shift`; absent when never moved). The
-    organization and the agent are kept for the rest of the unit of work (`get_kept`), so
-    the later reads of them (the caller's configuration, the agent's spend guard) are free."""
+def _key_read() -> Select[ApiKey, Organization, Agent, SandboxClock, bool, bool]:
+    """The statement of `key_by_secret_hash`, built once (a bound `secret_hash`)."""
     signs = (
         select(AgentSigningKey.id)
         .where(AgentSigningKey.agent_id == ApiKey.agent_id, AgentSigningKey.revoked_at.is_(None))
         .exists()
     )
     mandated = select(AgentMandate.id).where(AgentMandate.agent_id == ApiKey.agent_id).exists()
-    statement = (
+    return (
         select(ApiKey, Organization, Agent, SandboxClock, signs, mandated)
         .join(Organization, Organization.id == ApiKey.organization_id)
         .outerjoin(
@@ -48,9 +44,22 @@ async def key_by_secret_hash(session: AsyncSession, secret_hash: str) -> ApiKey 
             & (Agent.status != AGENT_REVOKED),
         )
         .outerjoin(SandboxClock, SandboxClock.organization_id == ApiKey.organization_id)
-        .where(ApiKey.secret_hash == secret_hash)
+        .where(ApiKey.secret_hash == bindparam("secret_hash"))
     )
-    found = (await session.execute(statement)).one_or_none()
+
+
+_KEY_READ = _key_read()
+
+
+async def key_by_secret_hash(session: AsyncSession, secret_hash: str) -> ApiKey | None:
+    """The key with what authenticating it and the request's context read next, in one
+    round trip: its organization, the live agent an agent key speaks for, and the
+    organization's sandbox clock (`models.clock.note_shift`; absent when never moved), and
+    whether that agent has a live signing key and any mandate (what it lacks is noted for
+    the unit of work: SIGNING_KEYS, MANDATES). The organization and the agent are kept for
+    the rest of the unit of work (`get_kept`), so the later reads of them (the caller's
+    configuration, the agent's spend guard) are free."""
+    found = (await session.execute(_KEY_READ, {"secret_hash": secret_hash})).one_or_none()
     if found is None:
         return None
     key, organization, agent, clock, agent_signs, agent_mandated = found

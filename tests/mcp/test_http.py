@@ -136,3 +136,69 @@ async def test_on_behalf_of_header_binds_the_session_to_one_customer(
     assert [item["id"] for item in customers.structured_content["data"]] == [shop.customer_id]
     assert hidden.is_error
     assert hidden.structured_content["code"] == "not_found"
+
+
+def _modern_call(name: str, arguments: dict, number: int) -> dict:
+    """tools/call as the sessionless 2026-07-28 protocol sends it (the envelope in _meta)."""
+    return {
+        "jsonrpc": "2.0",
+        "id": number,
+        "method": "tools/call",
+        "params": {
+            "name": name,
+            "arguments": arguments,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    }
+
+
+async def test_sessionless_tool_calls_with_param_headers_the_tool_does_not_declare(
+    live: LiveServer, shop: Shop
+) -> None:
+    """The SDK checks `Mcp-Param-*` headers against the tool's declared ones (none of
+    Corridor's tools declares any): a call carrying one is served like the same call
+    without it, and a tool the key is not offered is refused by name either way."""
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+    }
+    async with httpx.AsyncClient(base_url=live.base_url, timeout=60) as client:
+        answers = []
+        for number, extra in enumerate(({}, {"Mcp-Param-AccountId": shop.usd_account})):
+            response = await client.post(
+                "/mcp",
+                json=_modern_call("get_balance", {"accountId": shop.usd_account}, number),
+                headers={
+                    **headers,
+                    **extra,
+                    "Mcp-Name": "get_balance",
+                    "Authorization": f"Bearer {live.api_key}",
+                },
+            )
+            assert response.status_code == 200, response.text
+            answers.append(response.json()["result"])
+        refused = await client.post(
+            "/mcp",
+            json=_modern_call("sandbox_fund_account", {"accountId": shop.usd_account}, 3),
+            headers={
+                **headers,
+                "Mcp-Name": "sandbox_fund_account",
+                "Mcp-Param-AccountId": shop.usd_account,
+                "Authorization": f"Bearer {shop.agent_secret}",
+            },
+        )
+    assert [answer.get("isError", False) for answer in answers] == [False, False]
+    shown = [
+        {key: value for key, value in answer["structuredContent"].items() if key != "asOf"}
+        for answer in answers
+    ]
+    assert shown[0] == shown[1]
+    assert answers[1]["structuredContent"]["available"]["amount"] == "100000.00"
+    assert refused.status_code == 200, refused.text
+    result = refused.json()["result"]
+    assert result["isError"] is True
+    assert "sandbox_fund_account" in result["structuredContent"]["message"]

@@ -8,6 +8,7 @@ import pytest
 
 from corridor.ledger import rules, service
 from corridor.ledger.errors import InsufficientFunds
+from corridor.models.ledger import LedgerAccount
 
 
 async def _hold(books, account_id: str, amount: int):
@@ -49,7 +50,8 @@ async def _capture(books, account_id: str, amount: int, credit_account_id: str):
 async def test_a_hold_reduces_available_but_not_posted(books):
     accounts = await books.customer_accounts()
     await books.fund(accounts["USD"], 1000, "USD")
-    account = await _hold(books, accounts["USD"], 600)
+    await _hold(books, accounts["USD"], 600)
+    account = await books.account(accounts["USD"])
     assert (account.posted_balance, account.pending_debits) == (1000, 600)
     shown = rules.balances(posted=1000, pending_debits=600, pending_credits=0)
     assert shown.available == 400
@@ -116,3 +118,31 @@ async def test_concurrent_holds_never_reserve_more_than_the_balance(books):
     refused = [result for result in results if isinstance(result, InsufficientFunds)]
     assert len(placed) == 3 and len(refused) == 2
     assert (await books.account(accounts["USD"])).pending_debits == 900
+
+
+async def test_a_hold_updates_the_account_this_unit_of_work_already_read(books):
+    """The account read earlier in the unit of work shows the hold's pending debits
+    afterwards, as a fresh read would: a later change made through it (a release) starts
+    from them, not from what was read before the hold."""
+    accounts = await books.customer_accounts()
+    await books.fund(accounts["USD"], 1000, "USD")
+    async with books.database.session() as session, session.begin():
+        read = await session.get(LedgerAccount, accounts["USD"])
+        assert read is not None and read.pending_debits == 0
+        await service.place_hold(
+            session,
+            organization_id=books.organization_id,
+            account_id=accounts["USD"],
+            amount=250,
+            now=books.now(),
+        )
+        assert read.pending_debits == 250
+        await service.release_hold(
+            session,
+            organization_id=books.organization_id,
+            account_id=accounts["USD"],
+            amount=100,
+            now=books.now(),
+        )
+        assert read.pending_debits == 150
+    assert (await books.account(accounts["USD"])).pending_debits == 150

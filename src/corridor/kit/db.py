@@ -31,6 +31,8 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.util import identity_key
 from sqlalchemy.pool import AsyncAdaptedQueuePool
 from sqlalchemy.sql.functions import FunctionElement
 from sqlalchemy.util.concurrency import greenlet_spawn
@@ -311,6 +313,16 @@ async def get_kept(session: AsyncSession, entity: type[_Row], ident: str) -> _Ro
 def keep(session: AsyncSession, row: object) -> None:
     """Hold a loaded row for the rest of the unit of work (see `get_kept`)."""
     session.info.setdefault("kept_rows", []).append(row)
+
+
+def set_loaded(session: AsyncSession, entity: type[Any], ident: str, **values: Any) -> None:
+    """Give a row this unit of work has loaded (if it has) the values a statement of the
+    repository just wrote to it, as loaded values, not changes to flush: what
+    `populate_existing` does, without the ORM's UPDATE … RETURNING of the whole row."""
+    found = session.sync_session.identity_map.get(identity_key(entity, ident))
+    if found is not None:
+        for name, value in values.items():
+            set_committed_value(found, name, value)
 
 
 def note_absent(session: AsyncSession, kind: str, ident: str) -> None:

@@ -4,17 +4,47 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import cast
 
-from sqlalchemy import Select, func, or_, select, update
+from sqlalchemy import Select, Table, Update, bindparam, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from corridor.kit.db import lock_rows
+from corridor.kit.db import lock_rows, set_loaded
 from corridor.models.ledger import JournalEntry, LedgerAccount, Posting
 
 
 async def lock_accounts(session: AsyncSession, account_ids: Iterable[str]) -> list[LedgerAccount]:
     """The accounts, freshly read and locked for update in id order."""
     return await lock_rows(session, LedgerAccount, sorted(set(account_ids)))
+
+
+_ACCOUNTS = cast("Table", LedgerAccount.__table__)
+
+
+def _hold() -> Update:
+    accounts = _ACCOUNTS.c
+    return (
+        update(_ACCOUNTS)
+        .where(
+            accounts.id == bindparam("hold_account_id"),
+            accounts.organization_id == bindparam("hold_organization_id"),
+            accounts.status == bindparam("open_status"),
+            or_(
+                accounts.allow_negative,
+                accounts.posted_balance - accounts.pending_debits >= bindparam("amount"),
+            ),
+        )
+        .values(
+            pending_debits=accounts.pending_debits + bindparam("amount"),
+            updated_at=bindparam("held_at"),
+        )
+        .returning(accounts.pending_debits, accounts.updated_at)
+    )
+
+
+# Built once: a statement built for every hold, and the ORM's UPDATE … RETURNING of the
+# whole account, cost three times the round trip's CPU.
+_HOLD = _hold()
 
 
 async def hold_if_available(
@@ -25,26 +55,33 @@ async def hold_if_available(
     amount: int,
     open_status: str,
     now: datetime,
-) -> LedgerAccount | None:
+) -> bool:
     """Raise the account's pending debits by `amount` in one guarded UPDATE … RETURNING
     (the row lock, the check and the write in one round trip), if it is open and has that
-    much available; None, changing nothing, when it is not."""
-    statement = (
-        update(LedgerAccount)
-        .where(
-            LedgerAccount.id == account_id,
-            LedgerAccount.organization_id == organization_id,
-            LedgerAccount.status == open_status,
-            or_(
-                LedgerAccount.allow_negative,
-                LedgerAccount.posted_balance - LedgerAccount.pending_debits >= amount,
-            ),
+    much available; False, changing nothing, when it is not. An account this unit of work
+    holds already is given what the statement wrote, as a fresh read would give it."""
+    written = (
+        await session.execute(
+            _HOLD,
+            {
+                "hold_account_id": account_id,
+                "hold_organization_id": organization_id,
+                "open_status": open_status,
+                "amount": amount,
+                "held_at": now,
+            },
         )
-        .values(pending_debits=LedgerAccount.pending_debits + amount, updated_at=now)
-        .returning(LedgerAccount)
-        .execution_options(populate_existing=True, synchronize_session=False)
+    ).first()
+    if written is None:
+        return False
+    set_loaded(
+        session,
+        LedgerAccount,
+        account_id,
+        pending_debits=written.pending_debits,
+        updated_at=written.updated_at,
     )
-    return (await session.execute(statement)).scalar_one_or_none()
+    return True
 
 
 async def account_by_purpose(

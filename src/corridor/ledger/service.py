@@ -153,7 +153,7 @@ def _count_when_committed(session: AsyncSession, kind: str, currencies: list[str
 
 async def place_hold(
     session: AsyncSession, *, organization_id: str, account_id: str, amount: int, now: datetime
-) -> LedgerAccount:
+) -> None:
     """Reserve `amount` of an account's available balance (pending debits rise by it).
 
     Nothing is posted: the money stays in the account but can no longer be spent, until
@@ -162,16 +162,15 @@ async def place_hold(
     """
     if type(amount) is not int or amount <= 0:
         raise rules.InvalidEntry(f"a hold is a positive int amount, not {amount!r}")
-    held = await repository.hold_if_available(
+    if await repository.hold_if_available(
         session,
         organization_id=organization_id,
         account_id=account_id,
         amount=amount,
         open_status=OPEN,
         now=now,
-    )
-    if held is not None:
-        return held
+    ):
+        return
     # Refused: read it (locked, so the answer is current) to say why.
     account = await _locked_account(session, organization_id=organization_id, account_id=account_id)
     if account.status != OPEN:

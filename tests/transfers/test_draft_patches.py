@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sqlalchemy import select
 
+from corridor.models.transfer import TransferLeg
 from tests.conftest import assert_error
 from tests.parties.helpers import EVM_ADDRESS
 from tests.transfers.conftest import Customer, amount, create, fetch
@@ -69,6 +71,38 @@ async def test_naming_a_balance_account_replaces_an_external_destination(tenant,
     assert destination["paymentRail"] == "BOOK"
     assert "externalAccountId" not in destination and "achReference" not in destination
     assert patched["flow"] == "INTERNAL"
+
+
+async def _stored_legs(app, transfer_id: str) -> list[tuple[str, int]]:
+    async with app.state.database.session(write=False) as session:
+        found = await session.execute(
+            select(TransferLeg.id, TransferLeg.input_amount)
+            .where(TransferLeg.transfer_id == transfer_id)
+            .order_by(TransferLeg.sequence)
+        )
+        return [(leg_id, amount) for leg_id, amount in found]
+
+
+async def test_a_patch_that_leaves_the_plan_as_it_was_keeps_the_legs(app, tenant, customer):
+    """Remarks change nothing the plan makes: the legs stay, ids and all. An amount does:
+    the legs are made again, with the new amounts, and only they are stored."""
+    external = await customer.bank_account()
+    destination = {"externalAccountId": external, "paymentRail": "ACH", "currency": "USD"}
+    draft = await create(tenant.client, _draft_body(customer, destination))
+    kept = await _patch(tenant.client, draft["id"], {"remarks": "for March"})
+    assert kept["remarks"] == "for March"
+    assert kept["legs"] == draft["legs"]
+    assert [leg_id for leg_id, _ in await _stored_legs(app, draft["id"])] == [
+        leg["id"] for leg in draft["legs"]
+    ]
+
+    changed = await _patch(tenant.client, draft["id"], {"amount": amount("USD", 25_000)})
+    assert [leg["inputAmount"]["value"] for leg in changed["legs"]][:1] == ["25000"]
+    assert not {leg["id"] for leg in changed["legs"]} & {leg["id"] for leg in draft["legs"]}
+    assert await _stored_legs(app, draft["id"]) == [
+        (leg["id"], int(leg["inputAmount"]["value"])) for leg in changed["legs"]
+    ]
+    assert (await fetch(tenant.client, draft["id"]))["legs"] == changed["legs"]
 
 
 async def test_moving_from_a_bank_rail_to_a_chain_drops_the_bank_references(tenant, customer):

@@ -348,14 +348,19 @@ def is_sqlite(session: AsyncSession) -> bool:
 
 
 def for_update(
-    session: AsyncSession, statement: Select[Any], *, skip_locked: bool = False
+    session: AsyncSession,
+    statement: Select[Any],
+    *,
+    skip_locked: bool = False,
+    of: Any = None,
 ) -> Select[Any]:
     """Lock the selected rows until the transaction ends (PostgreSQL), and re-read their
     attributes even when the session already holds them, so a check made under the lock
     never sees a stale copy. On SQLite the write transaction already excludes writers.
-    `skip_locked`: rows another transaction holds are passed over (workers claiming work)."""
+    `skip_locked`: rows another transaction holds are passed over (workers claiming work).
+    `of`: lock only that table's rows (a statement outer joined to rows it does not lock)."""
     if not is_sqlite(session):
-        statement = statement.with_for_update(skip_locked=skip_locked)
+        statement = statement.with_for_update(skip_locked=skip_locked, of=of)
     return statement.execution_options(populate_existing=True)
 
 

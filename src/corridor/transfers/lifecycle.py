@@ -50,22 +50,20 @@ async def get_transfer(
 async def load(
     session: AsyncSession, *, caller: Caller, transfer_id: str, for_update: bool = True
 ) -> TransferWithLegs:
-    transfer = await get_transfer(
-        session, caller=caller, transfer_id=transfer_id, for_update=for_update
-    )
-    return TransferWithLegs(transfer, await repository.legs_of(session, transfer.id))
-
-
-async def read(session: AsyncSession, *, caller: Caller, transfer_id: str) -> TransferWithLegs:
     """The transfer and its legs, if this caller may see it (404 as `get_transfer`), in one
-    statement: a read that changes nothing."""
+    statement; `for_update`: the transfer's row locked until the unit of work ends."""
     caller.require_customer_binding()
     if not looks_like_id(transfer_id, Transfer.id_prefix):
         raise NotFound(Transfer.resource_name, transfer_id)
-    found = await repository.visible_with_legs(session, caller, transfer_id)
+    found = await repository.visible_with_legs(session, caller, transfer_id, locked=for_update)
     if found is None:
         raise NotFound(Transfer.resource_name, transfer_id)
     return TransferWithLegs(*found)
+
+
+async def read(session: AsyncSession, *, caller: Caller, transfer_id: str) -> TransferWithLegs:
+    """`load` for a read that changes nothing: no lock."""
+    return await load(session, caller=caller, transfer_id=transfer_id, for_update=False)
 
 
 def require_status(transfer: Transfer, allowed: set[TransferStatus], action: str) -> None:

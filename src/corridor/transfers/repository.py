@@ -30,7 +30,7 @@ from corridor.auth.callers import Caller
 from corridor.customers.repository import visible_customers
 from corridor.kit import db
 from corridor.kit.clock import Moments
-from corridor.kit.db import get_kept
+from corridor.kit.db import for_update, get_kept
 from corridor.kit.ids import looks_like_id
 from corridor.ledger.rules import CUSTOMER_BALANCE
 from corridor.models.customer import Customer
@@ -201,10 +201,11 @@ async def legs_of(session: AsyncSession, transfer_id: str) -> list[TransferLeg]:
 
 
 async def visible_with_legs(
-    session: AsyncSession, caller: Caller, transfer_id: str
+    session: AsyncSession, caller: Caller, transfer_id: str, *, locked: bool = False
 ) -> tuple[Transfer, list[TransferLeg]] | None:
     """The transfer, if the caller may see it, and its legs in order, in one statement
-    (the transfer outer joined to its legs; None: not visible)."""
+    (the transfer outer joined to its legs; None: not visible). `locked`: the transfer's
+    row is locked for update (`kit.db.for_update`)."""
     statement = (
         visible_transfers(caller)
         .add_columns(TransferLeg)
@@ -213,6 +214,8 @@ async def visible_with_legs(
         .order_by(TransferLeg.sequence)
         .execution_options(populate_existing=True)
     )
+    if locked:
+        statement = for_update(session, statement, of=Transfer)
     found = (await session.execute(statement)).all()
     if not found:
         return None

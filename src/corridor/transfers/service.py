@@ -23,7 +23,7 @@ from corridor.kit.errors import Forbidden, ValidationFailed
 from corridor.kit.ids import looks_like_id, new_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.models.document import Document
-from corridor.models.transfer import Transfer
+from corridor.models.transfer import Transfer, TransferLeg
 from corridor.parties import service as parties
 from corridor.transfers import actions, events, lifecycle, repository
 from corridor.transfers.errors import TransferNotDraft
@@ -224,9 +224,8 @@ async def update_transfer(
 ) -> lifecycle.TransferWithLegs:
     """PATCH a DRAFT: the fields sent change, and the plan (flow, legs, amounts) is redone."""
     caller.require_scope(WRITE_SCOPE)
-    transfer = await lifecycle.get_transfer(
-        session, caller=caller, transfer_id=transfer_id, for_update=True
-    )
+    found = await lifecycle.load(session, caller=caller, transfer_id=transfer_id)
+    transfer, written = found.transfer, found.legs
     if transfer.status != TransferStatus.DRAFT:
         raise TransferNotDraft(transfer, "updated")
     actions.refuse_if_awaiting_approval(transfer, "updated")
@@ -247,7 +246,10 @@ async def update_transfer(
         data.counterparty_id if "counterparty_id" in fields else _sent_counterparty(transfer)
     )
     wanted = planning.wanted_customer(caller, transfer.customer_id)
-    rows = await planning.load_for(session, caller, transfer, counterparty_id)
+    # The plan reads the parties, not the draft: its changes go out with the rest, in one
+    # UPDATE, instead of being flushed before the read.
+    with session.no_autoflush:
+        rows = await planning.load_for(session, caller, transfer, counterparty_id)
     customer = planning.loaded_customer(rows, wanted)
     legs = planning.replan_from(
         rows,
@@ -258,12 +260,32 @@ async def update_transfer(
         lock=await locks.lock_of(session, transfer=transfer),
         now=now,
     )
-    await repository.delete_legs(session, transfer.id)
-    session.add_all(legs)
+    if [_planned(leg) for leg in legs] == [_planned(leg) for leg in written]:
+        legs = written  # the same plan: the legs stay as they are, ids and all
+    else:
+        await repository.delete_legs(session, transfer.id)
+        session.add_all(legs)
     await session.flush()
     await locks.settle(session, transfer=transfer, now=now)
     events.transfer_event(session, events.UPDATED, transfer=transfer, legs=legs, now=now)
     return lifecycle.TransferWithLegs(transfer, legs)
+
+
+def _planned(leg: TransferLeg) -> tuple[object, ...]:
+    """What planning writes on a leg (planning.apply_plan), but its id and times."""
+    return (
+        leg.sequence,
+        leg.type,
+        leg.status,
+        leg.input_currency,
+        leg.output_currency,
+        leg.input_rail,
+        leg.output_rail,
+        leg.input_amount,
+        leg.output_amount,
+        leg.developer_fee_amount,
+        leg.rail_attempts,
+    )
 
 
 def _apply_changes(transfer: Transfer, data: TransferUpdate) -> None:

@@ -603,3 +603,26 @@ async def test_a_row_changed_since_the_express_path_read_it_is_never_trusted(
         assert revoked.status_code == 204
         assert_error(await create(), 401, "unauthorized")
     await assert_books_balance(app, tenant.organization_id)
+
+
+async def test_a_payout_to_a_counterparty_is_handed_on_without_a_read_the_next_time(
+    app, tenant, postgresql_only
+):
+    """The express read that showed the destination to be a counterparty's account is
+    kept: the same payout again goes the general way at once, and is answered as before."""
+    customer = await make_customer(tenant.client, ("USD",))
+    await customer.fund("USD", 1_000_000)
+    counterparty = await create_counterparty(tenant.client, customer.id)
+    payee = await create_account(tenant.client, {"counterpartyId": counterparty["id"]})
+    body = body_of(customer, payee["id"], amount=amount("USD", 1_000))
+    tally = app.state.express_tally
+    reads, handed_on, answered = tally.reads, tally.handed_on, tally.answered
+    made = []
+    for _ in range(3):
+        response = await tenant.client.post("/v1/transfers", json=body)
+        assert response.status_code == 201, response.text
+        made.append(response.json())
+    assert (tally.reads, tally.handed_on, tally.answered) == (reads + 1, handed_on + 3, answered)
+    assert {item["status"] for item in made} == {"PENDING"}
+    assert {item["counterpartyId"] for item in made} == {counterparty["id"]}
+    assert (await customer.balance("USD"))["available"] == 1_000_000 - 3 * 1_000

@@ -187,7 +187,13 @@ class ExpressCreateSubmit:
                 submitted = create_and_submit(
                     caller=caller, data=data, found=read.found, plugins=self.plugins, now=now
                 )
-            except (NotExpress, CorridorError) as declined:
+            except NotExpress as declined:
+                # Kept all the same: the next such request (the same payout to a
+                # counterparty) is handed on without a read. Nothing is written from a
+                # kept read unchecked, so a stale one only hands a request on.
+                self.known.keep(secret_hash, names, read)
+                return HandOn(_reason("the rules", declined))
+            except CorridorError as declined:
                 return HandOn(_reason("the rules", declined))
             answer = submitted.answer
             window = await self.rate_limiter.hit_request_of(

@@ -98,6 +98,10 @@ def create_and_submit(
     now: datetime,
 ) -> Submitted:
     """service.create_transfer with `confirm: true`, then actions.submit, on `found`."""
+    if found.external is not None and found.external.counterparty_id is not None:
+        # Known from the read alone, before anything is built: a refusal and this both
+        # hand the request on, so which comes first does not matter.
+        raise NotExpress("a counterparty's account")
     caller.require_scope(service.WRITE_SCOPE)
     caller.require_customer_binding()
     customer = _customer(caller, data, found)

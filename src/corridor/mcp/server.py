@@ -75,7 +75,7 @@ def tool_input_schema(name: str) -> dict[str, Any] | None:
     schema when it declares any header (`x-mcp-header`), else None, the SDK's "nothing to
     validate" (a schema without one validates nothing; walking it anew on every call cost
     ~8% of the call). Without this lookup the SDK ran the whole `tools/list` for each call
-    (every tool built and serialised) to find the one schema: a third of a tool call's
+    (every tool built and serialised) to find the one schema: ~40% of a tool call's
     CPU. Not scoped to the caller (the SDK asks before the caller is known); the call then
     refuses a tool the caller is not offered, as before."""
     tool = TOOLS_BY_NAME.get(name)

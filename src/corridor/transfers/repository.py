@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     BigInteger,
     BindParameter,
     Select,
+    Table,
     and_,
     bindparam,
     delete,
@@ -525,9 +526,10 @@ def _spend_add(dialect: Any) -> Any:
     """The spend add as one cached statement, sent with a row per window (SQLAlchemy joins
     the rows into one INSERT … VALUES (…), (…)): each window's row is made, or added to
     while it stays within its period's limits (a NULL limit: none). The limits are bound
-    once for the statement, so each row's guard picks its own by the row's period."""
-    table = AgentSpendWindow
-    upsert = dialect.insert(table)
+    once for the statement, so each row's guard picks its own by the row's period. On the
+    table, not the mapped class: the ORM's bulk INSERT around it cost twice the statement."""
+    table = cast("Table", AgentSpendWindow.__table__).c
+    upsert = dialect.insert(AgentSpendWindow.__table__)
     added = table.spent + upsert.excluded.spent
 
     def within(limit: str, value: Any) -> Any:

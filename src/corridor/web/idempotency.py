@@ -12,8 +12,9 @@ import hashlib
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import cast
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import Table, delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -151,11 +152,16 @@ async def _find(session: AsyncSession, organization_id: str, key: str) -> Idempo
     return (await session.execute(statement)).scalar_one_or_none()
 
 
+# The table, not the mapped class: a statement the ORM's bulk UPDATE need not wrap (the
+# claimed row is never held by the session that completes it).
+_RECORDS = cast("Table", IdempotencyRecord.__table__)
+
+
 async def complete(session: AsyncSession, claimed: Claim, *, status: int, body: str) -> None:
     """Store the answer; call inside the work's own transaction, before it commits."""
     await session.execute(
-        update(IdempotencyRecord)
-        .where(IdempotencyRecord.id == claimed.record_id)
+        update(_RECORDS)
+        .where(_RECORDS.c.id == claimed.record_id)
         .values(state="COMPLETED", response_status=status, response_body=body)
     )
 

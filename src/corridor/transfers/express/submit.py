@@ -176,15 +176,14 @@ def _plan(
 def _bank_destination(
     customer: Customer, transfer: Transfer, found: Found, counterparty_id: str | None
 ) -> ResolvedDestination:
-    """planning.resolve_destination for the customer's own external bank account."""
+    """planning.resolve_destination for the customer's own external bank account (a
+    counterparty's was handed on by `create_and_submit` before anything was built)."""
     request = transfer.destination_request
     if request.get("toAddress"):
         raise problem("destination.toAddress", "name one destination only")
     external = found.external
     if external is None:
         raise NotExpress("the destination account is not visible")
-    if external.counterparty_id is not None:
-        raise NotExpress("a counterparty's account")
     destinations.check_own_party(customer, external, counterparty_id)
     resolved = destinations.bank_destination(request, external, None)
     return destinations.with_references(resolved, request)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any, cast
 
 from sqlalchemy import Select, bindparam, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.kit.db import get_kept, keep, known_absent, note_absent
+from corridor.kit.prepared import PreparedRead, RowShape
 from corridor.models.access import ApiKey, ConsoleSession, ConsoleUser, PlatformSession
 from corridor.models.clock import SandboxClock, note_shift
 from corridor.models.customer import Customer
@@ -26,7 +28,14 @@ MANDATES = AgentMandate.__tablename__
 AGENT_REVOKED = "REVOKED"
 
 
-def _key_read() -> Select[ApiKey, Organization, Agent, SandboxClock, bool, bool]:
+_KEY_ROW = RowShape(ApiKey)
+_ORGANIZATION_ROW = RowShape(Organization)
+_AGENT_ROW = RowShape(Agent)
+_CLOCK_ROW = RowShape(SandboxClock)
+_ROWS = (_KEY_ROW, _ORGANIZATION_ROW, _AGENT_ROW, _CLOCK_ROW)
+
+
+def _key_read() -> PreparedRead:
     """The statement of `key_by_secret_hash`, built once (a bound `secret_hash`)."""
     signs = (
         select(AgentSigningKey.id)
@@ -34,8 +43,9 @@ def _key_read() -> Select[ApiKey, Organization, Agent, SandboxClock, bool, bool]
         .exists()
     )
     mandated = select(AgentMandate.id).where(AgentMandate.agent_id == ApiKey.agent_id).exists()
-    return (
-        select(ApiKey, Organization, Agent, SandboxClock, signs, mandated)
+    statement = (
+        select(*(column for shape in _ROWS for column in shape.columns), signs, mandated)
+        .select_from(ApiKey)
         .join(Organization, Organization.id == ApiKey.organization_id)
         .outerjoin(
             Agent,
@@ -46,6 +56,7 @@ def _key_read() -> Select[ApiKey, Organization, Agent, SandboxClock, bool, bool]
         .outerjoin(SandboxClock, SandboxClock.organization_id == ApiKey.organization_id)
         .where(ApiKey.secret_hash == bindparam("secret_hash"))
     )
+    return PreparedRead(statement)
 
 
 _KEY_READ = _key_read()
@@ -53,16 +64,24 @@ _KEY_READ = _key_read()
 
 async def key_by_secret_hash(session: AsyncSession, secret_hash: str) -> ApiKey | None:
     """The key with what authenticating it and the request's context read next, in one
-    round trip: its organization, the live agent an agent key speaks for, and the
-    organization's sandbox clock (`models.clock.note_shift`; absent when never moved), and
-    whether that agent has a live signing key and any mandate (what it lacks is noted for
-    the unit of work: SIGNING_KEYS, MANDATES). The organization and the agent are kept for
-    the rest of the unit of work (`get_kept`), so the later reads of them (the caller's
-    configuration, the agent's spend guard) are free."""
-    found = (await session.execute(_KEY_READ, {"secret_hash": secret_hash})).one_or_none()
-    if found is None:
+    round trip (on the driver, `kit.prepared`): its organization, the live agent an agent
+    key speaks for, and the organization's sandbox clock (`models.clock.note_shift`;
+    absent when never moved), and whether that agent has a live signing key and any
+    mandate (what it lacks is noted for the unit of work: SIGNING_KEYS, MANDATES). The
+    rows are the unit of work's own; the organization and the agent are kept for the rest
+    of it (`get_kept`), so the later reads of them (the caller's configuration, the
+    agent's spend guard) are free."""
+    rows = await _KEY_READ.rows(session, {"secret_hash": secret_hash})
+    if not rows:
         return None
-    key, organization, agent, clock, agent_signs, agent_mandated = found
+    row = rows[0]
+    start = 0
+    found: list[Any] = []
+    for shape in _ROWS:
+        found.append(shape.load(session, row, start))
+        start += shape.width
+    key, organization, agent, clock = found
+    agent_signs, agent_mandated = row[start], row[start + 1]
     keep(session, organization)
     if agent is not None:
         keep(session, agent)
@@ -71,7 +90,7 @@ async def key_by_secret_hash(session: AsyncSession, secret_hash: str) -> ApiKey 
         if not agent_mandated:
             note_absent(session, MANDATES, agent.id)
     note_shift(session, key.organization_id, clock)
-    return key
+    return cast(ApiKey, key)
 
 
 async def session_by_token_hash(session: AsyncSession, token_hash: str) -> ConsoleSession | None:

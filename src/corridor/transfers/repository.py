@@ -3,6 +3,7 @@ may see; the engine's claim of due work."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -11,6 +12,7 @@ from typing import Any, cast
 from sqlalchemy import (
     BigInteger,
     BindParameter,
+    ColumnElement,
     Select,
     Table,
     and_,
@@ -33,6 +35,8 @@ from corridor.kit import db
 from corridor.kit.clock import Moments
 from corridor.kit.db import for_update, get_kept
 from corridor.kit.ids import looks_like_id
+from corridor.kit.pagination import Page, PageRequest, fetch_page
+from corridor.kit.prepared import IdList, PreparedRead, RowShape, among
 from corridor.ledger.rules import CUSTOMER_BALANCE
 from corridor.models.customer import Customer
 from corridor.models.evm import EvmDepositAddress, EvmDepositLog, EvmScanCursor
@@ -56,9 +60,7 @@ from corridor.parties.repository import visible_counterparties, visible_parties
 def visible_transfers(caller: Caller) -> Select[Transfer]:
     """The caller's organization's transfers; only its customer's, or its accounts', when
     the caller is bound to one."""
-    statement = select(Transfer).where(Transfer.organization_id == caller.organization_id)
-    if caller.customer_id is not None:
-        statement = statement.where(Transfer.customer_id == caller.customer_id)
+    statement = select(Transfer).where(*_visibility(caller.organization_id, caller.customer_id))
     if caller.account_ids is not None:
         allowed = sorted(caller.account_ids)
         statement = statement.where(
@@ -69,6 +71,15 @@ def visible_transfers(caller: Caller) -> Select[Transfer]:
             )
         )
     return statement
+
+
+def _visibility(organization_id: Any, customer_id: Any) -> list[ColumnElement[bool]]:
+    """A transfer of the organization, and of the customer when one is given (values, or
+    the named parameters of a statement built once)."""
+    conditions = [Transfer.organization_id == organization_id]
+    if customer_id is not None:
+        conditions.append(Transfer.customer_id == customer_id)
+    return conditions
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,29 +103,53 @@ def filtered_transfers(caller: Caller, filters: TransferFilters) -> Select[Trans
         statement = select(Transfer).where(Transfer.organization_id.in_(in_scope))
     else:
         statement = visible_transfers(caller)
+    return statement.where(*_filtered(filters, lambda _, value: value))
+
+
+# The filters a page of transfers may name (TransferFilters, but the organizations' scope).
+_PAGE_FILTERS = (
+    "status",
+    "agent_approval_status",
+    "customer_id",
+    "flow",
+    "client_reference_id",
+    "created_after",
+    "created_before",
+    "account_id",
+)
+
+
+def _filtered(
+    filters: TransferFilters, value: Callable[[str, Any], Any]
+) -> list[ColumnElement[bool]]:
+    """The conditions of the filters given: each compared with `value(name, given)` (the
+    value, or a statement's named parameter)."""
+    conditions: list[ColumnElement[bool]] = []
     equalities = (
-        (Transfer.status, filters.status),
-        (Transfer.agent_approval_status, filters.agent_approval_status),
-        (Transfer.customer_id, filters.customer_id),
-        (Transfer.flow, filters.flow),
-        (Transfer.client_reference_id, filters.client_reference_id),
+        ("status", Transfer.status),
+        ("agent_approval_status", Transfer.agent_approval_status),
+        ("customer_id", Transfer.customer_id),
+        ("flow", Transfer.flow),
+        ("client_reference_id", Transfer.client_reference_id),
     )
-    for column, value in equalities:
-        if value is not None:
-            statement = statement.where(column == value)
+    for name, column in equalities:
+        given = getattr(filters, name)
+        if given is not None:
+            conditions.append(column == value(name, given))
     if filters.created_after is not None:
-        statement = statement.where(Transfer.created_at >= filters.created_after)
+        conditions.append(Transfer.created_at >= value("created_after", filters.created_after))
     if filters.created_before is not None:
-        statement = statement.where(Transfer.created_at < filters.created_before)
+        conditions.append(Transfer.created_at < value("created_before", filters.created_before))
     if filters.account_id is not None:
-        statement = statement.where(
+        account = value("account_id", filters.account_id)
+        conditions.append(
             or_(
-                Transfer.source_account_id == filters.account_id,
-                Transfer.destination_account_id == filters.account_id,
-                Transfer.returned_to_account_id == filters.account_id,
+                Transfer.source_account_id == account,
+                Transfer.destination_account_id == account,
+                Transfer.returned_to_account_id == account,
             )
         )
-    return statement
+    return conditions
 
 
 async def count_filtered(
@@ -201,12 +236,55 @@ async def legs_of(session: AsyncSession, transfer_id: str) -> list[TransferLeg]:
     return list((await session.execute(statement)).scalars())
 
 
+def _read_with_legs(bound_to_customer: bool) -> PreparedRead:
+    """`visible_with_legs`'s statement unlocked, built once (a caller bound to a customer,
+    or not): the transfer's and its legs' columns, by `organization_id`, `customer_id` and
+    `transfer_id`."""
+    statement = (
+        select(*_TRANSFER_ROW.columns, *_LEG_ROW.columns)
+        .outerjoin(TransferLeg, TransferLeg.transfer_id == Transfer.id)
+        .where(
+            *_visibility(
+                bindparam("caller_organization_id"),
+                bindparam("caller_customer_id") if bound_to_customer else None,
+            ),
+            Transfer.id == bindparam("transfer_id"),
+        )
+        .order_by(TransferLeg.sequence)
+    )
+    return PreparedRead(statement)
+
+
+_TRANSFER_ROW = RowShape(Transfer)
+_LEG_ROW = RowShape(TransferLeg)
+_READS_WITH_LEGS = {bound: _read_with_legs(bound) for bound in (False, True)}
+
+
 async def visible_with_legs(
     session: AsyncSession, caller: Caller, transfer_id: str, *, locked: bool = False
 ) -> tuple[Transfer, list[TransferLeg]] | None:
     """The transfer, if the caller may see it, and its legs in order, in one statement
     (the transfer outer joined to its legs; None: not visible). `locked`: the transfer's
-    row is locked for update (`kit.db.for_update`)."""
+    row is locked for update (`kit.db.for_update`), and the rows are the unit of work's
+    own. Unlocked (a read that changes nothing), for a caller seeing its organization's
+    or its customer's transfers, the statement is built once and sent on the driver, and
+    the rows are in no session (`kit.prepared`)."""
+    if not locked and caller.account_ids is None:
+        rows = await _READS_WITH_LEGS[caller.customer_id is not None].rows(
+            session,
+            {
+                "caller_organization_id": caller.organization_id,
+                "caller_customer_id": caller.customer_id,
+                "transfer_id": transfer_id,
+            },
+        )
+        if not rows:
+            return None
+        width = _TRANSFER_ROW.width
+        transfer = _TRANSFER_ROW.read(rows[0], 0)
+        assert transfer is not None
+        legs = [_LEG_ROW.read(row, width) for row in rows]
+        return transfer, [leg for leg in legs if leg is not None]
     statement = (
         visible_transfers(caller)
         .add_columns(TransferLeg)
@@ -221,6 +299,86 @@ async def visible_with_legs(
     if not found:
         return None
     return found[0][0], [leg for _, leg in found if leg is not None]
+
+
+@dataclass(frozen=True, slots=True)
+class _PageReads:
+    """A page of transfers, and the legs of the transfers it found: two statements (one
+    joined statement would send each transfer's columns once per leg)."""
+
+    transfers: PreparedRead
+    legs: PreparedRead
+
+
+@functools.cache
+def _page_reads(bound_to_customer: bool, given: frozenset[str], after_cursor: bool) -> _PageReads:
+    """`transfer_page`'s statements for one set of filters, built once: a page of the
+    visible transfers matching them (newest first, `page_limit` rows, below `cursor`),
+    and the legs of that page's transfers."""
+    placeholders = TransferFilters(**cast(dict[str, Any], dict.fromkeys(given, "")))
+    page = (
+        select(*_TRANSFER_ROW.columns)
+        .where(
+            *_visibility(
+                bindparam("caller_organization_id"),
+                bindparam("caller_customer_id") if bound_to_customer else None,
+            ),
+            *_filtered(placeholders, lambda name, _: bindparam(name)),
+        )
+        .order_by(Transfer.id.desc())
+        .limit(bindparam("page_limit"))
+    )
+    if after_cursor:
+        page = page.where(Transfer.id < bindparam("cursor"))
+    return _PageReads(PreparedRead(page), _LEGS_OF_PAGE)
+
+
+# The legs of the transfers a page read, by their ids (not the page's statement again: a
+# transfer written in between would change what it selects).
+_LEGS_OF_PAGE = PreparedRead(
+    select(*_LEG_ROW.columns)
+    .where(among(TransferLeg.transfer_id, bindparam("transfer_ids", type_=IdList())))
+    .order_by(TransferLeg.transfer_id, TransferLeg.sequence)
+)
+
+
+async def transfer_page(
+    session: AsyncSession, caller: Caller, filters: TransferFilters, page: PageRequest
+) -> Page[tuple[Transfer, list[TransferLeg]]]:
+    """One page of the caller's transfers matching `filters`, newest first, each with its
+    legs in order, for a read that changes nothing (the rows are in no session). For a
+    caller seeing its organization's or its customer's transfers, statements built once
+    per set of filters, sent on the driver (`kit.prepared`); across child organizations,
+    or for a caller bound to accounts, the page through the session."""
+    if filters.include_child_organizations or caller.account_ids is not None:
+        found = await fetch_page(session, filtered_transfers(caller, filters), Transfer.id, page)
+        by_id = await legs_of_many(session, [transfer.id for transfer in found.items])
+        return found.map(lambda transfer: (transfer, by_id[transfer.id]))
+    given = frozenset(name for name in _PAGE_FILTERS if getattr(filters, name) is not None)
+    reads = _page_reads(caller.customer_id is not None, given, page.cursor is not None)
+    parameters: dict[str, Any] = {name: getattr(filters, name) for name in given}
+    parameters.update(
+        caller_organization_id=caller.organization_id,
+        caller_customer_id=caller.customer_id,
+        page_limit=page.limit + 1,
+        cursor=page.cursor,
+    )
+    rows = await reads.transfers.rows(session, parameters)
+    has_more = len(rows) > page.limit
+    transfers = [_TRANSFER_ROW.read(row, 0) for row in rows[: page.limit]]
+    legs: dict[str, list[TransferLeg]] = {cast(Transfer, t).id: [] for t in transfers}
+    if transfers:
+        for row in await reads.legs.rows(session, {"transfer_ids": list(legs)}):
+            leg = cast(TransferLeg, _LEG_ROW.read(row, 0))
+            legs[leg.transfer_id].append(leg)
+    items = [
+        (cast(Transfer, transfer), legs[cast(Transfer, transfer).id]) for transfer in transfers
+    ]
+    return Page(
+        items=items,
+        next_cursor=items[-1][0].id if has_more and items else None,
+        has_more=has_more,
+    )
 
 
 async def legs_of_many(

@@ -21,7 +21,7 @@ from corridor.customers import service as customers
 from corridor.documents import service as documents
 from corridor.kit.errors import Forbidden, ValidationFailed
 from corridor.kit.ids import looks_like_id, new_id
-from corridor.kit.pagination import Page, PageRequest, fetch_page
+from corridor.kit.pagination import Page, PageRequest
 from corridor.models.document import Document
 from corridor.models.transfer import Transfer, TransferLeg
 from corridor.parties import service as parties
@@ -332,10 +332,8 @@ async def list_transfers(
         caller.require_unrestricted("list transfers across child organizations")
         if caller.customer_id is not None:
             raise Forbidden("A caller bound to a customer sees only that customer's transfers")
-    statement = repository.filtered_transfers(caller, filters)
-    found = await fetch_page(session, statement, Transfer.id, page)
-    legs = await repository.legs_of_many(session, [transfer.id for transfer in found.items])
-    return found.map(lambda transfer: lifecycle.TransferWithLegs(transfer, legs[transfer.id]))
+    found = await repository.transfer_page(session, caller, filters, page)
+    return found.map(lambda item: lifecycle.TransferWithLegs(*item))
 
 
 async def count_transfers(

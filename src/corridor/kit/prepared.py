@@ -252,6 +252,7 @@ class RowShape(Generic[Model]):
         self._mapper = mapper
         self._manager = mapper.class_manager
         table = selectable if selectable is not None else mapper.local_table
+        self.selectable = table
         fields: list[tuple[str, Column[Any]]] = [
             (prop.key, prop.columns[0]) for prop in mapper.column_attrs
         ]

@@ -26,7 +26,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import aliased, outerjoin
+from sqlalchemy.orm import outerjoin
 
 from corridor.accounts.repository import visible_accounts
 from corridor.auth.callers import Caller
@@ -532,15 +532,12 @@ class PlanRows:
     destination_owner: Counterparty | None
 
 
-def _one(visible: Select[Any], model: Any, identifier: Any) -> Any:
-    return aliased(model, visible.where(model.id == identifier).subquery())
-
-
 # A plan's statement, per shape: which rows are wanted, in which order, for a caller bound
 # to a customer or not. Built once per shape with placeholders for the values (building
-# it costs more CPU than running it) and run with each request's values.
+# it costs more CPU than running it) and run with each request's values on the driver
+# (`kit.prepared`; a caller bound to accounts: through the session, an expanding IN).
 _PlanShape = tuple[bool, bool, tuple[str, ...], int | None]
-_plan_statements: dict[_PlanShape, Select[Any]] = {}
+_plan_statements: dict[_PlanShape, _PlanRead] = {}
 _PLAN_SHAPES_MAX = 256
 _ACCOUNT_IDS: BindParameter[Any] = bindparam("caller_account_ids", expanding=True)
 
@@ -571,35 +568,56 @@ _PLAN_KINDS: dict[str, tuple[Any, Callable[[Caller], Select[Any]]]] = {
 }
 
 
-def _plan_statement(caller: Caller, kinds: Sequence[str], destination: int | None) -> Select[Any]:
+@dataclass(frozen=True, slots=True)
+class _PlanRead:
+    read: PreparedRead
+    # The organization's shape, each wanted row's, and the destination owner's (if any),
+    # in the order of the select list.
+    shapes: tuple[RowShape[Any], ...]
+
+
+_ORGANIZATION_ROW = RowShape(Organization)
+
+
+def _plan_statement(caller: Caller, kinds: Sequence[str], destination: int | None) -> _PlanRead:
     """The one statement of `plan_rows` for rows of these kinds: each its repository's
     visible statement for the caller narrowed to one id (`id_0`, `id_1`, … in order),
     outer joined to the organization's row, and the destination's counterparty (deleted
     ones included) joined to the wanted row at index `destination`."""
-    aliases = [
-        _one(_PLAN_KINDS[kind][1](caller), _PLAN_KINDS[kind][0], bindparam(f"id_{index}"))
-        for index, kind in enumerate(kinds)
-    ]
-    owner: Any = None
+    wanted = []
+    for index, kind in enumerate(kinds):
+        model, visible = _PLAN_KINDS[kind]
+        narrowed = visible(caller).where(model.id == bindparam(f"id_{index}"))
+        wanted.append(RowShape(model, narrowed.subquery(f"wanted_{index}")))
+    owner: RowShape[Any] | None = None
     if destination is not None:
-        owner = aliased(
-            Counterparty, visible_counterparties(caller, include_deleted=True).subquery()
+        owner = RowShape(
+            Counterparty,
+            visible_counterparties(caller, include_deleted=True).subquery("destination_owner"),
         )
-    statement = select(Organization, *aliases)
-    if owner is not None:
-        statement = statement.add_columns(owner)
+    shapes = (_ORGANIZATION_ROW, *wanted, *([owner] if owner is not None else []))
     joined: Any = Organization
-    for alias in aliases:
-        joined = outerjoin(joined, alias, true())
+    for shape in wanted:
+        joined = outerjoin(joined, shape.selectable, true())
     if owner is not None and destination is not None:
-        joined = outerjoin(joined, owner, owner.id == aliases[destination].counterparty_id)
-    return statement.select_from(joined).where(Organization.id == caller.organization_id)
+        joined = outerjoin(
+            joined,
+            owner.selectable,
+            owner.selectable.c.id == wanted[destination].selectable.c.counterparty_id,
+        )
+    statement = (
+        select(*(column for shape in shapes for column in shape.columns))
+        .select_from(joined)
+        .where(Organization.id == caller.organization_id)
+    )
+    return _PlanRead(PreparedRead(statement), shapes)
 
 
 async def plan_rows(session: AsyncSession, caller: Caller, names: PlanNames) -> PlanRows:
     """The caller's organization and every row the names point at, in one statement: each
     row is its repository's visible statement for this caller, narrowed to one id, outer
-    joined to the organization's row (so the statement answers exactly one row)."""
+    joined to the organization's row (so the statement answers exactly one row). The rows
+    are the unit of work's own (`RowShape.load`)."""
     roles: list[tuple[str, str]] = []  # (kind, id)
 
     def want(kind: str, identifier: str | None) -> int | None:
@@ -637,18 +655,23 @@ async def plan_rows(session: AsyncSession, caller: Caller, names: PlanNames) -> 
         values["caller_customer_id"] = caller.customer_id
     if caller.account_ids is not None:
         values["caller_account_ids"] = sorted(caller.account_ids)
-    row = (await session.execute(statement, values)).one()
+    (row,) = await statement.read.rows(session, values)
+    loaded = []
+    start = 0
+    for row_shape in statement.shapes:
+        loaded.append(row_shape.load(session, row, start))
+        start += row_shape.width
     found = PlanRows(
-        organization=row[0],
+        organization=cast(Organization, loaded[0]),
         customer=None,
         balance_accounts={},
         external_accounts={},
         wallets={},
         counterparty=None,
-        destination_owner=row[-1] if destination is not None else None,
+        destination_owner=loaded[-1] if destination is not None else None,
     )
     customer = counterparty = None
-    for (kind, identifier), value in zip(roles, row[1:], strict=False):
+    for (kind, identifier), value in zip(roles, loaded[1:], strict=False):
         if value is None:
             continue
         if kind == "customer":

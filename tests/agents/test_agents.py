@@ -7,6 +7,7 @@ from tests.agents.conftest import make_owner, pay
 from tests.auth.credentials import bearer, console_token, key_secret
 from tests.conftest import assert_error, client_for
 from tests.support import create_individual
+from tests.transfers.conftest import amount, create, fetch
 
 
 async def test_create_answers_the_agent_with_defaults(owner):
@@ -379,3 +380,40 @@ async def test_another_organizations_agent_is_not_found(owner, make_tenant):
     ):
         assert_error(response, 404, "not_found")
     assert (await stranger.client.get("/v1/agents")).json()["data"] == []
+
+
+async def test_an_agent_key_sees_only_the_transfers_of_its_account(owner):
+    """An agent's key is bound to its source account: GET and lists (every filter, every
+    page) show the transfers from, to or returned to it, and no other of its customer's."""
+    agent = await owner.create_agent()
+    bot = await owner.agent_client(agent["id"])
+    mine = [
+        await create(owner.client, owner.payment(100 + index, customerId=owner.customer.id))
+        for index in range(3)
+    ]
+    wallet = await owner.customer.wallet()
+    other = await create(
+        owner.client,
+        {
+            "customerId": owner.customer.id,
+            "source": {"currency": "USDC", "paymentRail": "ETHEREUM"},
+            "destination": {"externalAccountId": wallet, "currency": "USDC"},
+            "amount": amount("USDC", 100),
+        },
+    )
+    for listing in ("/v1/transfers", "/v1/transfers?status=DRAFT", "/v1/transfers?limit=1"):
+        seen: list[str] = []
+        cursor = ""
+        while True:
+            page = (await bot.get(listing + ("&" if "?" in listing else "?") + cursor)).json()
+            seen += [transfer["id"] for transfer in page["data"]]
+            if not page["hasMore"]:
+                break
+            cursor = f"cursor={page['nextCursor']}"
+        assert seen == [transfer["id"] for transfer in reversed(mine)], listing
+    assert (await bot.get(f"/v1/transfers/{mine[0]['id']}")).json() == await fetch(
+        owner.client, mine[0]["id"]
+    )
+    assert_error(await bot.get(f"/v1/transfers/{other['id']}"), 404, "not_found")
+    owners_view = [t["id"] for t in (await owner.client.get("/v1/transfers")).json()["data"]]
+    assert other["id"] in owners_view

@@ -158,3 +158,19 @@ async def test_a_list_of_ids_is_one_parameter_of_any_length(app, tenant):
         for wanted in ([], ids[:1], ids[1:3], [*ids, "msg_unknown"]):
             found = [row[0] for row in await listed.rows(session, {"ids": wanted})]
             assert found == [i for i in ids if i in wanted]
+
+
+async def test_the_units_changes_are_written_before_the_read(app, tenant):
+    event = _event(tenant.organization_id)
+    async with app.state.database.session() as session, session.begin():
+        session.add(event)
+    async with app.state.database.session() as session, session.begin():
+        held = await session.get(Event, event.id)
+        held.dispatched_at = AT  # changed, not yet flushed
+        rows = await BY_ID.rows(session, {"event_id": event.id})
+        assert EVENT_ROW.read(rows[0], 0).dispatched_at == AT
+        assert EVENT_ROW.load(session, rows[0], 0) is held and held.dispatched_at == AT
+        with session.no_autoflush:
+            held.dispatched_at = None
+            rows = await BY_ID.rows(session, {"event_id": event.id})
+        assert EVENT_ROW.read(rows[0], 0).dispatched_at == AT  # not written under no_autoflush

@@ -7,6 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.auth.callers import Caller
 from corridor.kit.db import get_kept
+from corridor.kit.prepared import among
 from corridor.ledger.rules import CUSTOMER_BALANCE
 from corridor.models.customer import Customer
 from corridor.models.ledger import LedgerAccount
@@ -25,7 +26,7 @@ def visible_accounts(
         statement = statement.where(LedgerAccount.customer_id == caller.customer_id)
     account_ids: object = caller.account_ids
     if isinstance(account_ids, BindParameter):  # a statement built once for many callers
-        statement = statement.where(LedgerAccount.id.in_(account_ids))
+        statement = statement.where(among(LedgerAccount.id, account_ids))
     elif caller.account_ids is not None:
         statement = statement.where(LedgerAccount.id.in_(sorted(caller.account_ids)))
     if customer_id is not None:

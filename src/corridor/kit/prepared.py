@@ -77,6 +77,12 @@ class PreparedRead:
             compiled = self._compiled[dialect.name] = _compile(self.statement, dialect)
         if compiled is None:
             return (await session.execute(self.statement, dict(parameters))).all()
+        sync = session.sync_session
+        if sync.autoflush and (sync.new or sync.dirty or sync.deleted):
+            # What the session's own execution does first (unless under `no_autoflush`):
+            # the read sees the unit of work's changes, and `load` never refreshes a row
+            # over a change not yet written.
+            await session.flush()
         return await _driver_rows(session, compiled, parameters)
 
 

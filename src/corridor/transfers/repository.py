@@ -33,7 +33,7 @@ from corridor.auth.callers import Caller
 from corridor.customers.repository import visible_customers
 from corridor.kit import db
 from corridor.kit.clock import Moments
-from corridor.kit.db import for_update, get_kept
+from corridor.kit.db import get_kept
 from corridor.kit.ids import looks_like_id
 from corridor.kit.pagination import Page, PageRequest, fetch_page
 from corridor.kit.prepared import IdList, PreparedRead, RowShape, among
@@ -60,26 +60,54 @@ from corridor.parties.repository import visible_counterparties, visible_parties
 def visible_transfers(caller: Caller) -> Select[Transfer]:
     """The caller's organization's transfers; only its customer's, or its accounts', when
     the caller is bound to one."""
-    statement = select(Transfer).where(*_visibility(caller.organization_id, caller.customer_id))
-    if caller.account_ids is not None:
-        allowed = sorted(caller.account_ids)
-        statement = statement.where(
-            or_(
-                Transfer.source_account_id.in_(allowed),
-                Transfer.destination_account_id.in_(allowed),
-                Transfer.returned_to_account_id.in_(allowed),
-            )
-        )
-    return statement
+    account_ids = None if caller.account_ids is None else sorted(caller.account_ids)
+    return select(Transfer).where(
+        *_visibility(caller.organization_id, caller.customer_id, account_ids)
+    )
 
 
-def _visibility(organization_id: Any, customer_id: Any) -> list[ColumnElement[bool]]:
-    """A transfer of the organization, and of the customer when one is given (values, or
-    the named parameters of a statement built once)."""
+def _visibility(
+    organization_id: Any, customer_id: Any, account_ids: Any
+) -> list[ColumnElement[bool]]:
+    """A transfer of the organization; of the customer, and from, to or returned to one
+    of the accounts, when they are given (values, or the named parameters of a statement
+    built once: the accounts' an `IdList`)."""
     conditions = [Transfer.organization_id == organization_id]
     if customer_id is not None:
         conditions.append(Transfer.customer_id == customer_id)
+    if account_ids is not None:
+        columns = (
+            Transfer.source_account_id,
+            Transfer.destination_account_id,
+            Transfer.returned_to_account_id,
+        )
+        if isinstance(account_ids, BindParameter):
+            conditions.append(or_(*(among(column, account_ids) for column in columns)))
+        else:
+            conditions.append(or_(*(column.in_(account_ids) for column in columns)))
     return conditions
+
+
+# The accounts a caller is bound to, as one parameter of a statement built once.
+_ACCOUNT_IDS: BindParameter[Any] = bindparam("caller_account_ids", type_=IdList())
+
+
+def _caller_parameters(bound_to_customer: bool, bound_to_accounts: bool) -> list[Any]:
+    """`_visibility`'s named parameters for a statement built once."""
+    return [
+        bindparam("caller_organization_id"),
+        bindparam("caller_customer_id") if bound_to_customer else None,
+        _ACCOUNT_IDS if bound_to_accounts else None,
+    ]
+
+
+def _caller_values(caller: Caller) -> dict[str, Any]:
+    """The values of `_caller_parameters` for this caller."""
+    return {
+        "caller_organization_id": caller.organization_id,
+        "caller_customer_id": caller.customer_id,
+        "caller_account_ids": None if caller.account_ids is None else sorted(caller.account_ids),
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,69 +264,56 @@ async def legs_of(session: AsyncSession, transfer_id: str) -> list[TransferLeg]:
     return list((await session.execute(statement)).scalars())
 
 
-def _read_with_legs(bound_to_customer: bool) -> PreparedRead:
-    """`visible_with_legs`'s statement unlocked, built once (a caller bound to a customer,
-    or not): the transfer's and its legs' columns, by `organization_id`, `customer_id` and
-    `transfer_id`."""
+def _read_with_legs(bound_to_customer: bool, bound_to_accounts: bool, locked: bool) -> PreparedRead:
+    """`visible_with_legs`'s statement, built once per kind of caller binding, locked or
+    not: the transfer's and its legs' columns, by the caller's values and `transfer_id`
+    (`FOR UPDATE OF transfers` on PostgreSQL; SQLite's write transaction already excludes
+    writers, and its compiler writes no lock)."""
     statement = (
         select(*_TRANSFER_ROW.columns, *_LEG_ROW.columns)
         .outerjoin(TransferLeg, TransferLeg.transfer_id == Transfer.id)
         .where(
-            *_visibility(
-                bindparam("caller_organization_id"),
-                bindparam("caller_customer_id") if bound_to_customer else None,
-            ),
+            *_visibility(*_caller_parameters(bound_to_customer, bound_to_accounts)),
             Transfer.id == bindparam("transfer_id"),
         )
         .order_by(TransferLeg.sequence)
     )
+    if locked:
+        statement = statement.with_for_update(of=Transfer)
     return PreparedRead(statement)
 
 
 _TRANSFER_ROW = RowShape(Transfer)
 _LEG_ROW = RowShape(TransferLeg)
-_READS_WITH_LEGS = {bound: _read_with_legs(bound) for bound in (False, True)}
+_READS_WITH_LEGS = {
+    (customer, accounts, locked): _read_with_legs(customer, accounts, locked)
+    for customer in (False, True)
+    for accounts in (False, True)
+    for locked in (False, True)
+}
 
 
 async def visible_with_legs(
     session: AsyncSession, caller: Caller, transfer_id: str, *, locked: bool = False
 ) -> tuple[Transfer, list[TransferLeg]] | None:
     """The transfer, if the caller may see it, and its legs in order, in one statement
-    (the transfer outer joined to its legs; None: not visible). `locked`: the transfer's
-    row is locked for update (`kit.db.for_update`), and the rows are the unit of work's
-    own. Unlocked (a read that changes nothing), for a caller seeing its organization's
-    or its customer's transfers, the statement is built once and sent on the driver, and
-    the rows are in no session (`kit.prepared`)."""
-    if not locked and caller.account_ids is None:
-        rows = await _READS_WITH_LEGS[caller.customer_id is not None].rows(
-            session,
-            {
-                "caller_organization_id": caller.organization_id,
-                "caller_customer_id": caller.customer_id,
-                "transfer_id": transfer_id,
-            },
-        )
-        if not rows:
-            return None
-        width = _TRANSFER_ROW.width
-        transfer = _TRANSFER_ROW.read(rows[0], 0)
-        assert transfer is not None
-        legs = [_LEG_ROW.read(row, width) for row in rows]
-        return transfer, [leg for leg in legs if leg is not None]
-    statement = (
-        visible_transfers(caller)
-        .add_columns(TransferLeg)
-        .outerjoin(TransferLeg, TransferLeg.transfer_id == Transfer.id)
-        .where(Transfer.id == transfer_id)
-        .order_by(TransferLeg.sequence)
-        .execution_options(populate_existing=True)
-    )
-    if locked:
-        statement = for_update(session, statement, of=Transfer)
-    found = (await session.execute(statement)).all()
-    if not found:
+    built once per kind of caller and sent on the driver (`kit.prepared`; None: not
+    visible). `locked`: the transfer's row is locked for update, and the rows are the unit
+    of work's own (held ones refreshed, as `kit.db.for_update` does); unlocked, a read
+    that changes nothing, the rows are in no session."""
+    read = _READS_WITH_LEGS[caller.customer_id is not None, caller.account_ids is not None, locked]
+    rows = await read.rows(session, {**_caller_values(caller), "transfer_id": transfer_id})
+    if not rows:
         return None
-    return found[0][0], [leg for _, leg in found if leg is not None]
+    width = _TRANSFER_ROW.width
+    if locked:
+        transfer = _TRANSFER_ROW.load(session, rows[0], 0)
+        legs = [_LEG_ROW.load(session, row, width) for row in rows]
+    else:
+        transfer = _TRANSFER_ROW.read(rows[0], 0)
+        legs = [_LEG_ROW.read(row, width) for row in rows]
+    assert transfer is not None
+    return transfer, [leg for leg in legs if leg is not None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,7 +326,9 @@ class _PageReads:
 
 
 @functools.cache
-def _page_reads(bound_to_customer: bool, given: frozenset[str], after_cursor: bool) -> _PageReads:
+def _page_reads(
+    bound_to_customer: bool, bound_to_accounts: bool, given: frozenset[str], after_cursor: bool
+) -> _PageReads:
     """`transfer_page`'s statements for one set of filters, built once: a page of the
     visible transfers matching them (newest first, `page_limit` rows, below `cursor`),
     and the legs of that page's transfers."""
@@ -319,10 +336,7 @@ def _page_reads(bound_to_customer: bool, given: frozenset[str], after_cursor: bo
     page = (
         select(*_TRANSFER_ROW.columns)
         .where(
-            *_visibility(
-                bindparam("caller_organization_id"),
-                bindparam("caller_customer_id") if bound_to_customer else None,
-            ),
+            *_visibility(*_caller_parameters(bound_to_customer, bound_to_accounts)),
             *_filtered(placeholders, lambda name, _: bindparam(name)),
         )
         .order_by(Transfer.id.desc())
@@ -346,23 +360,23 @@ async def transfer_page(
     session: AsyncSession, caller: Caller, filters: TransferFilters, page: PageRequest
 ) -> Page[tuple[Transfer, list[TransferLeg]]]:
     """One page of the caller's transfers matching `filters`, newest first, each with its
-    legs in order, for a read that changes nothing (the rows are in no session). For a
-    caller seeing its organization's or its customer's transfers, statements built once
-    per set of filters, sent on the driver (`kit.prepared`); across child organizations,
-    or for a caller bound to accounts, the page through the session."""
-    if filters.include_child_organizations or caller.account_ids is not None:
+    legs in order, for a read that changes nothing (the rows are in no session):
+    statements built once per kind of caller and set of filters, sent on the driver
+    (`kit.prepared`); across child organizations (a tree of organizations), the page
+    through the session."""
+    if filters.include_child_organizations:
         found = await fetch_page(session, filtered_transfers(caller, filters), Transfer.id, page)
         by_id = await legs_of_many(session, [transfer.id for transfer in found.items])
         return found.map(lambda transfer: (transfer, by_id[transfer.id]))
     given = frozenset(name for name in _PAGE_FILTERS if getattr(filters, name) is not None)
-    reads = _page_reads(caller.customer_id is not None, given, page.cursor is not None)
-    parameters: dict[str, Any] = {name: getattr(filters, name) for name in given}
-    parameters.update(
-        caller_organization_id=caller.organization_id,
-        caller_customer_id=caller.customer_id,
-        page_limit=page.limit + 1,
-        cursor=page.cursor,
+    reads = _page_reads(
+        caller.customer_id is not None,
+        caller.account_ids is not None,
+        given,
+        page.cursor is not None,
     )
+    parameters: dict[str, Any] = {name: getattr(filters, name) for name in given}
+    parameters.update(_caller_values(caller), page_limit=page.limit + 1, cursor=page.cursor)
     rows = await reads.transfers.rows(session, parameters)
     has_more = len(rows) > page.limit
     transfers = [_TRANSFER_ROW.read(row, 0) for row in rows[: page.limit]]
@@ -539,7 +553,6 @@ class PlanRows:
 _PlanShape = tuple[bool, bool, tuple[str, ...], int | None]
 _plan_statements: dict[_PlanShape, _PlanRead] = {}
 _PLAN_SHAPES_MAX = 256
-_ACCOUNT_IDS: BindParameter[Any] = bindparam("caller_account_ids", expanding=True)
 
 
 def _placeholder_caller(caller: Caller) -> Caller:

@@ -35,14 +35,18 @@ def _event(organization_id: str, **values) -> Event:
     )
 
 
+async def _stored(app, event: Event) -> Event:
+    async with app.state.database.session() as session, session.begin():
+        session.add(event)
+    return event
+
+
 def _columns(instance: object) -> dict[str, object]:
     return {key: getattr(instance, key) for key in EVENT_ROW._keys}
 
 
 async def test_a_row_read_holds_what_the_orm_loads(app, tenant):
-    event = _event(tenant.organization_id)
-    async with app.state.database.session() as session, session.begin():
-        session.add(event)
+    event = await _stored(app, _event(tenant.organization_id))
     async with app.state.database.session() as session:
         loaded = await session.get(Event, event.id)
         assert loaded is not None
@@ -59,9 +63,7 @@ async def test_a_row_read_holds_what_the_orm_loads(app, tenant):
 
 
 async def test_a_row_loaded_is_the_unit_of_works_own(app, tenant):
-    event = _event(tenant.organization_id)
-    async with app.state.database.session() as session, session.begin():
-        session.add(event)
+    event = await _stored(app, _event(tenant.organization_id))
     async with app.state.database.session() as session, session.begin():
         rows = await BY_ID.rows(session, {"event_id": event.id})
         loaded = EVENT_ROW.load(session, rows[0], 0)
@@ -74,9 +76,7 @@ async def test_a_row_loaded_is_the_unit_of_works_own(app, tenant):
 
 
 async def test_a_row_the_session_holds_is_refreshed_not_doubled(app, tenant):
-    event = _event(tenant.organization_id)
-    async with app.state.database.session() as session, session.begin():
-        session.add(event)
+    event = await _stored(app, _event(tenant.organization_id))
     async with app.state.database.session() as session, session.begin():
         held = await session.get(Event, event.id)
         # Written behind the held row's back (a statement on the table, not the unit of work).
@@ -102,8 +102,7 @@ async def test_the_read_runs_in_the_sessions_transaction(app, tenant):
 async def test_the_literal_in_the_statement_is_sent_with_it(app, tenant):
     event = _event(tenant.organization_id)
     event.type = "test.other"
-    async with app.state.database.session() as session, session.begin():
-        session.add(event)
+    await _stored(app, event)
     async with app.state.database.session() as session:
         assert await BY_ID.rows(session, {"event_id": event.id}) == []
 
@@ -161,9 +160,7 @@ async def test_a_list_of_ids_is_one_parameter_of_any_length(app, tenant):
 
 
 async def test_the_units_changes_are_written_before_the_read(app, tenant):
-    event = _event(tenant.organization_id)
-    async with app.state.database.session() as session, session.begin():
-        session.add(event)
+    event = await _stored(app, _event(tenant.organization_id))
     async with app.state.database.session() as session, session.begin():
         held = await session.get(Event, event.id)
         held.dispatched_at = AT  # changed, not yet flushed

@@ -16,10 +16,13 @@ ORM). A `PreparedRead` is a Core SELECT with named parameters, compiled once per
 - on SQLite, or for a statement the driver cannot take as compiled (an expanding IN), it
   is run through the session, as any statement.
 
-`RowShape` turns a row's columns into a model's instance as the ORM loads one (no
-constructor, no attribute events) and puts it in the session's identity map, so the rest
-of the unit of work reads, changes and flushes it as any loaded row. Only repositories use
-these (the queries contract).
+Like the session's own execution, a read first flushes the unit of work's pending changes
+(unless under `no_autoflush`). `RowShape` turns a row's columns into a model's instance as
+the ORM loads one (no constructor, no attribute events): `read` for a read that changes
+nothing (in no session), `load` into the session's identity map, so the rest of the unit
+of work reads, changes and flushes it as any loaded row. `among` with an `IdList`
+parameter compares a column with a list of ids of any length in a statement built once.
+Only repositories use these (the queries contract).
 """
 
 from __future__ import annotations

@@ -316,22 +316,14 @@ async def visible_with_legs(
     return transfer, [leg for leg in legs if leg is not None]
 
 
-@dataclass(frozen=True, slots=True)
-class _PageReads:
-    """A page of transfers, and the legs of the transfers it found: two statements (one
-    joined statement would send each transfer's columns once per leg)."""
-
-    transfers: PreparedRead
-    legs: PreparedRead
-
-
 @functools.cache
-def _page_reads(
+def _page_read(
     bound_to_customer: bool, bound_to_accounts: bool, given: frozenset[str], after_cursor: bool
-) -> _PageReads:
-    """`transfer_page`'s statements for one set of filters, built once: a page of the
-    visible transfers matching them (newest first, `page_limit` rows, below `cursor`),
-    and the legs of that page's transfers."""
+) -> PreparedRead:
+    """`transfer_page`'s statement for one kind of caller and set of filters, built once:
+    a page of the visible transfers matching them (newest first, `page_limit` rows, below
+    `cursor`). Their legs are `_LEGS_OF_PAGE`'s, a second statement: one joined statement
+    would send each transfer's columns once per leg."""
     placeholders = TransferFilters(**cast(dict[str, Any], dict.fromkeys(given, "")))
     page = (
         select(*_TRANSFER_ROW.columns)
@@ -344,7 +336,7 @@ def _page_reads(
     )
     if after_cursor:
         page = page.where(Transfer.id < bindparam("cursor"))
-    return _PageReads(PreparedRead(page), _LEGS_OF_PAGE)
+    return PreparedRead(page)
 
 
 # The legs of the transfers a page read, by their ids (not the page's statement again: a
@@ -369,7 +361,7 @@ async def transfer_page(
         by_id = await legs_of_many(session, [transfer.id for transfer in found.items])
         return found.map(lambda transfer: (transfer, by_id[transfer.id]))
     given = frozenset(name for name in _PAGE_FILTERS if getattr(filters, name) is not None)
-    reads = _page_reads(
+    read = _page_read(
         caller.customer_id is not None,
         caller.account_ids is not None,
         given,
@@ -377,12 +369,12 @@ async def transfer_page(
     )
     parameters: dict[str, Any] = {name: getattr(filters, name) for name in given}
     parameters.update(_caller_values(caller), page_limit=page.limit + 1, cursor=page.cursor)
-    rows = await reads.transfers.rows(session, parameters)
+    rows = await read.rows(session, parameters)
     has_more = len(rows) > page.limit
     transfers = [_TRANSFER_ROW.read(row, 0) for row in rows[: page.limit]]
     legs: dict[str, list[TransferLeg]] = {cast(Transfer, t).id: [] for t in transfers}
     if transfers:
-        for row in await reads.legs.rows(session, {"transfer_ids": list(legs)}):
+        for row in await _LEGS_OF_PAGE.rows(session, {"transfer_ids": list(legs)}):
             leg = cast(TransferLeg, _LEG_ROW.read(row, 0))
             legs[leg.transfer_id].append(leg)
     items = [
@@ -559,15 +551,11 @@ def _placeholder_caller(caller: Caller) -> Caller:
     """`caller` with its organization, customer binding and accounts as bound parameters,
     for the visible statements of a cached plan statement (bound by name at each run: a
     value not given fails the statement, it never falls back to another caller's)."""
+    organization_id, customer_id, account_ids = _caller_parameters(
+        caller.customer_id is not None, caller.account_ids is not None
+    )
     return replace(
-        caller,
-        organization_id=bindparam("caller_organization_id"),  # type: ignore[arg-type]
-        customer_id=(
-            None if caller.customer_id is None else bindparam("caller_customer_id")  # type: ignore[arg-type]
-        ),
-        account_ids=(
-            None if caller.account_ids is None else _ACCOUNT_IDS  # type: ignore[arg-type]
-        ),
+        caller, organization_id=organization_id, customer_id=customer_id, account_ids=account_ids
     )
 
 
@@ -663,11 +651,7 @@ async def plan_rows(session: AsyncSession, caller: Caller, names: PlanNames) -> 
     values: dict[str, Any] = {
         f"id_{index}": identifier for index, (_, identifier) in enumerate(roles)
     }
-    values["caller_organization_id"] = caller.organization_id
-    if caller.customer_id is not None:
-        values["caller_customer_id"] = caller.customer_id
-    if caller.account_ids is not None:
-        values["caller_account_ids"] = sorted(caller.account_ids)
+    values.update(_caller_values(caller))
     (row,) = await statement.read.rows(session, values)
     loaded = []
     start = 0

@@ -128,6 +128,7 @@ async def test_a_database_error_is_raised_as_sqlalchemy_raises_it(app, backend):
             await failing.rows(session, {"divisor": 0})
     assert not raised.value.connection_invalidated
     assert "division by zero" in str(raised.value.orig)
+    assert "parameters hidden" in str(raised.value)  # as the engine's own errors: no values
 
 
 async def test_a_lost_connection_is_invalidated_and_the_next_session_works(app, backend):

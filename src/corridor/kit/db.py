@@ -42,6 +42,7 @@ from corridor.kit.clock import Moments
 from corridor.kit.errors import NotFound
 from corridor.kit.ids import looks_like_id
 from corridor.kit.lending import HeldConnections
+from corridor.kit.prepared import DriverSession
 from corridor.kit.replica import Replica
 
 
@@ -206,11 +207,15 @@ class Database:
             if replica_url and not self.is_sqlite
             else None
         )
+        # The sessions' flush inserts new rows on the driver (prepared.DriverSession).
         self._write_sessions = async_sessionmaker(
-            self.engine, expire_on_commit=False, autoflush=True
+            self.engine, expire_on_commit=False, autoflush=True, sync_session_class=DriverSession
         )
         self._read_sessions = async_sessionmaker(
-            self.read_engine, expire_on_commit=False, autoflush=True
+            self.read_engine,
+            expire_on_commit=False,
+            autoflush=True,
+            sync_session_class=DriverSession,
         )
         # Connections kept at hand for hand-written statements (lending.py): up to half the
         # pool, when the pool has room for that beside everything else.

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from sqlalchemy import Text, cast, inspect, select
+from sqlalchemy import Text, cast, func, inspect, select
 from sqlalchemy.exc import IntegrityError, PendingRollbackError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -281,3 +281,37 @@ async def test_a_row_whose_key_the_database_makes_is_written_and_read_back(app, 
     async with app.state.database.session() as session:
         assert (await session.get(SignatureNonce, nonce.id)).key_id == "key_test"
         assert await session.get(Event, event.id) is not None
+
+
+async def test_a_flush_of_many_rows_and_tables_writes_each_row_once(app, tenant):
+    customer = await make_customer(tenant.client)
+    transfer = _transfer(tenant.organization_id, customer.id)
+    legs = [_leg(transfer) for _ in range(3)]
+    for sequence, leg in enumerate(legs):
+        leg.sequence = sequence
+    events = [_event(tenant.organization_id) for _ in range(5)]
+    async with app.state.database.session() as session, session.begin():
+        session.add_all([transfer, *legs, *events])
+    async with app.state.database.session() as session:
+        stored = await session.execute(
+            select(TransferLeg.id, TransferLeg.sequence)
+            .where(TransferLeg.transfer_id == transfer.id)
+            .order_by(TransferLeg.sequence)
+        )
+        assert [tuple(row) for row in stored] == [(leg.id, leg.sequence) for leg in legs]
+        found = await session.execute(
+            select(Event.id).where(Event.id.in_([event.id for event in events]))
+        )
+        assert sorted(found.scalars()) == sorted(event.id for event in events)
+
+
+async def test_a_flush_of_more_values_than_a_statement_takes_is_written_whole(app, tenant):
+    """PostgreSQL takes 32,767 values in a statement: 4,500 events of 8 columns are more."""
+    events = [_event(tenant.organization_id) for _ in range(4_500)]
+    async with app.state.database.session() as session, session.begin():
+        session.add_all(events)
+    async with app.state.database.session() as session:
+        counted = await session.execute(
+            select(func.count()).where(Event.id.in_([event.id for event in events]))
+        )
+        assert counted.scalar_one() == len(events)

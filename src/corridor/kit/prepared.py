@@ -33,7 +33,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
-from sqlalchemy import ARRAY, Boolean, Column, Select, String, bindparam, insert, inspect
+from sqlalchemy import (
+    ARRAY,
+    Boolean,
+    Column,
+    Select,
+    String,
+    bindparam,
+    insert,
+    inspect,
+    literal_column,
+    select,
+)
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -339,16 +350,17 @@ class RowShape(Generic[Model]):
 
 class DriverSession(Session):
     """The session kit.db's sessions are made of. On PostgreSQL (asyncpg) a flush's new
-    rows are inserted as statements built once per model and sent on the session's own
-    connection (~0.1 ms a row against ~0.3 ms through the ORM's flush), then entered in
-    the session as the ORM's flush enters them: persistent, in the identity map, their
-    history committed, expunged again if the transaction rolls back. The values are the
-    ORM's: a column's Python default where the value is missing (and kept on the row, as
-    the flush keeps it), SQL NULL for a missing value without one, JSON `null` for a JSON
-    attribute set to None. Changes to rows already loaded, deletions, and a flush the
-    driver cannot take whole (a model it cannot insert, a row without its key, a table
-    both inserted and changed in the one flush, whose order the ORM decides) are the
-    ORM's own flush, as everywhere on SQLite."""
+    rows are inserted in one statement (each table's rows one INSERT, several tables'
+    INSERTs as the parts of one WITH; the foreign keys are checked at its end), built once
+    per shape of rows and sent on the session's own connection, then entered in the
+    session as the ORM's flush enters them: persistent, in the identity map, their history
+    committed, expunged again if the transaction rolls back. The values are the ORM's: a
+    column's Python default where the value is missing (and kept on the row, as the flush
+    keeps it), SQL NULL for a missing value without one, JSON `null` for a JSON attribute
+    set to None. Changes to rows already loaded, deletions, and a flush the driver cannot
+    take whole (a model it cannot insert, a row without its key, a table both inserted and
+    changed in the one flush, whose order the ORM decides, a flush of thousands of values)
+    are the ORM's own flush, as everywhere on SQLite."""
 
     def _flush(self, objects: Sequence[Any] | None = None) -> None:
         if objects is None and self._new:
@@ -360,20 +372,23 @@ class DriverSession(Session):
     def _insert_on_driver(self, batches: list[_Batch]) -> None:
         connection = self.connection()
         adapted = connection.connection.dbapi_connection
+        write = _WRITES.get(_shape_of(batches))
+        assert write is not None, "_insertable built it"
+        rows = [value for batch in batches for row in batch.rows for value in row]
+        arguments = [rows[index] for index in write.order]
         # A flush's own transaction: an error rolls the session's back, as the ORM's
         # flush does (the session then answers nothing until it is rolled back).
         transaction = self._autobegin_t()._begin()
         try:
             try:
-                await_only(_send(adapted, batches))
-            except _Refused as refused:
-                error, batch = refused.error, refused.batch
+                await_only(_send(adapted, write.sql, arguments))
+            except Exception as error:
                 raised, lost = _translation(
                     connection.dialect,
                     connection.engine.hide_parameters,
                     adapted,
-                    batch.insert.sql,
-                    batch.rows[0],
+                    write.sql,
+                    arguments,
                     error,
                 )
                 if lost is not None:
@@ -388,12 +403,12 @@ class DriverSession(Session):
 
 @dataclass(slots=True)
 class _Insert:
-    """A model's INSERT of every column, compiled once, and how each value is made."""
+    """How a model's rows are inserted: its table, and how each column's value is made."""
 
-    sql: str
+    table: Any
     table_order: int
-    # Per column in the statement's `$n` order: the attribute's key, its bind processor,
-    # the column's Python default (None: none), and whether None is a value for its type
+    # Per column of the table, in order: the attribute's key, its bind processor, the
+    # column's Python default (None: none), and whether None is a value for its type
     # (JSON: `null`) rather than SQL NULL.
     columns: tuple[tuple[str, Processor | None, Any, bool], ...]
     id_key: str
@@ -426,12 +441,31 @@ class _Batch:
     rows: list[tuple[Any, ...]]
 
 
+@dataclass(frozen=True, slots=True)
+class _Write:
+    """One flush's statement: its SQL, and the position among the batches' values (table
+    by table, row by row, column by column) of each of its `$n`."""
+
+    sql: str
+    order: tuple[int, ...]
+
+
 _MISSING: Any = object()
 _INSERTS: dict[tuple[type, str], _Insert | None] = {}
+_WRITES: dict[tuple[tuple[type, int], ...], _Write] = {}
+# Statements kept, one per shape of rows (which tables, how many rows each): a request
+# writes one of a few; past this many the rest are the ORM's flush.
+_WRITES_MAX = 1024
+# PostgreSQL takes at most 32,767 values in a statement; a flush of more is the ORM's.
+_VALUES_MAX = 30_000
+
+
+def _shape_of(batches: list[_Batch]) -> tuple[tuple[type, int], ...]:
+    return tuple((batch.insert.table, len(batch.states)) for batch in batches)
 
 
 def _insertable(session: Session) -> list[_Batch] | None:
-    """The flush's new rows as INSERTs on the driver, by table in the order of their
+    """The flush's new rows to insert on the driver, by table in the order of their
     foreign keys, each table's rows in the order they were added; None: the ORM's flush."""
     bind = session.bind
     if bind is None or bind.dialect.driver != "asyncpg":
@@ -449,11 +483,15 @@ def _insertable(session: Session) -> list[_Batch] | None:
                 return None
             batch = batches[model] = _Batch(insert, [], [])
         batch.states.append(state)
-    tables = {state.mapper.local_table for batch in batches.values() for state in batch.states}
+    tables = {batch.insert.table for batch in batches.values()}
     changed = list(session._deleted) + list(session._dirty_states)
     if any(state.mapper.local_table in tables for state in changed):
         return None
     ordered = sorted(batches.values(), key=lambda batch: batch.insert.table_order)
+    values = sum(len(batch.states) * len(batch.insert.columns) for batch in ordered)
+    shape = _shape_of(ordered)
+    if values > _VALUES_MAX or (shape not in _WRITES and len(_WRITES) >= _WRITES_MAX):
+        return None
     for batch in ordered:
         batch.states.sort(key=lambda state: state.insert_order)
         for state in batch.states:
@@ -461,12 +499,14 @@ def _insertable(session: Session) -> list[_Batch] | None:
             if row is None:
                 return None
             batch.rows.append(row)
+    if shape not in _WRITES:
+        _WRITES[shape] = _compile_write(ordered, dialect)
     return ordered
 
 
 def _compile_insert(model: type, dialect: Dialect) -> _Insert | None:
-    """The model's INSERT for the asyncpg driver; None: one the driver cannot take as the
-    ORM would write it (several tables, a server default, a version counter, …)."""
+    """How the model's rows are written; None: not as the ORM would write them (several
+    tables, a server default, a version counter, …), left to the ORM's flush."""
     mapper: Any = inspect(model)
     table = mapper.local_table
     if (
@@ -484,52 +524,56 @@ def _compile_insert(model: type, dialect: Dialect) -> _Insert | None:
             return None
         if default is not None and not (default.is_scalar or default.is_callable):
             return None
-    statement = insert(table).values(
-        {column: bindparam(f"c_{column.key}") for column in table.columns}
-    )
-    compiled: Any = statement.compile(dialect=dialect)
-    processors = compiled._bind_processors
-    columns = []
-    for name in compiled.positiontup:
-        column = table.columns[name.removeprefix("c_")]
-        columns.append(
-            (
-                fields[column.key].key,
-                processors.get(name),
-                column.default,
-                bool(column.type.should_evaluate_none),
-            )
+    # The bind processors are the dialect's for the column's type, as a compiled INSERT
+    # has them (an encrypted column's, JSON's serializer, …).
+    columns = tuple(
+        (
+            fields[column.key].key,
+            column.type._cached_bind_processor(dialect),
+            column.default,
+            bool(column.type.should_evaluate_none),
         )
+        for column in table.columns
+    )
     return _Insert(
-        sql=compiled.string,
+        table=table,
         table_order=table.metadata.sorted_tables.index(table),
-        columns=tuple(columns),
+        columns=columns,
         id_key=fields[mapper.primary_key[0].key].key,
     )
 
 
-async def _send(adapted: Any, batches: list[_Batch]) -> None:
-    """The batches' INSERTs in the session's transaction (begun on the driver as
-    SQLAlchemy begins it), a table's several rows in one pipelined `executemany`."""
+def _compile_write(batches: list[_Batch], dialect: Dialect) -> _Write:
+    """The batches' rows as one statement: an INSERT of each table's rows, several tables'
+    as the parts of a WITH (every part runs, the foreign keys checked at the end)."""
+    parts = []
+    position: dict[str, int] = {}
+    offset = 0
+    for number, batch in enumerate(batches):
+        table = batch.insert.table
+        rows = []
+        for row in range(len(batch.states)):
+            values = {}
+            for index, column in enumerate(table.columns):
+                name = f"t{number}_{row}_{index}"
+                position[name] = offset + row * len(table.columns) + index
+                values[column] = bindparam(name, type_=column.type)
+            rows.append(values)
+        offset += len(batch.states) * len(table.columns)
+        parts.append(insert(table).values(rows))
+    if len(parts) == 1:
+        statement: Any = parts[0]
+    else:
+        ctes = [part.cte(f"written_{number}") for number, part in enumerate(parts)]
+        statement = select(literal_column("1")).add_cte(*ctes)
+    compiled: Any = statement.compile(dialect=dialect)
+    return _Write(sql=compiled.string, order=tuple(position[name] for name in compiled.positiontup))
+
+
+async def _send(adapted: Any, sql: str, arguments: list[Any]) -> None:
+    """The statement in the session's transaction (begun on the driver as SQLAlchemy
+    begins it)."""
     async with adapted._execute_mutex:
-        batch = batches[0]
-        try:
-            if adapted._transaction is None:
-                await adapted._start_transaction()
-            driver = adapted._connection
-            for batch in batches:
-                if len(batch.rows) == 1:
-                    await driver.execute(batch.insert.sql, *batch.rows[0])
-                else:
-                    await driver.executemany(batch.insert.sql, batch.rows)
-        except Exception as error:
-            raise _Refused(error, batch) from error
-
-
-class _Refused(Exception):
-    """The driver's error, and the batch it answered."""
-
-    def __init__(self, error: Exception, batch: _Batch) -> None:
-        super().__init__(str(error))
-        self.error = error
-        self.batch = batch
+        if adapted._transaction is None:
+            await adapted._start_transaction()
+        await adapted._connection.execute(sql, *arguments)

@@ -52,6 +52,7 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.base import instance_state
+from sqlalchemy.sql.dml import UpdateBase
 from sqlalchemy.sql.functions import FunctionElement
 from sqlalchemy.types import TypeDecorator
 from sqlalchemy.util import await_only, safe_reraise
@@ -76,10 +77,11 @@ class _Compiled:
 
 
 class PreparedRead:
-    """A SELECT built once, with named parameters (`bindparam("name")`); `rows` runs it in
-    the session's transaction and answers its rows as tuples of processed values."""
+    """A SELECT (or an INSERT or UPDATE … RETURNING: the rows it wrote, read) built once,
+    with named parameters (`bindparam("name")`); `rows` runs it in the session's
+    transaction and answers its rows as tuples of processed values."""
 
-    def __init__(self, statement: Select[Any]) -> None:
+    def __init__(self, statement: Select[Any] | UpdateBase) -> None:
         self.statement = statement
         self._compiled: dict[str, _Compiled | None] = {}
 
@@ -106,7 +108,7 @@ class PreparedRead:
 _UNSET: Any = object()
 
 
-def _compile(statement: Select[Any], dialect: Dialect) -> _Compiled | None:
+def _compile(statement: Select[Any] | UpdateBase, dialect: Dialect) -> _Compiled | None:
     """The statement's SQL and processors for the asyncpg driver; None for the session."""
     if dialect.driver != "asyncpg":
         return None

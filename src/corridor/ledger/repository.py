@@ -10,6 +10,7 @@ from sqlalchemy import Select, Table, Update, bindparam, func, or_, select, upda
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.kit.db import lock_rows, set_loaded
+from corridor.kit.prepared import PreparedRead
 from corridor.models.ledger import JournalEntry, LedgerAccount, Posting
 
 
@@ -42,9 +43,9 @@ def _hold() -> Update:
     )
 
 
-# Built once: a statement built for every hold, and the ORM's UPDATE … RETURNING of the
-# whole account, cost three times the round trip's CPU.
-_HOLD = _hold()
+# Built once and sent on the driver: a statement built for every hold, and the ORM's
+# UPDATE … RETURNING of the whole account, cost three times the round trip's CPU.
+_HOLD = PreparedRead(_hold())
 
 
 async def hold_if_available(
@@ -60,26 +61,21 @@ async def hold_if_available(
     (the row lock, the check and the write in one round trip), if it is open and has that
     much available; False, changing nothing, when it is not. An account this unit of work
     holds already is given what the statement wrote, as a fresh read would give it."""
-    written = (
-        await session.execute(
-            _HOLD,
-            {
-                "hold_account_id": account_id,
-                "hold_organization_id": organization_id,
-                "open_status": open_status,
-                "amount": amount,
-                "held_at": now,
-            },
-        )
-    ).first()
-    if written is None:
-        return False
-    set_loaded(
+    written = await _HOLD.rows(
         session,
-        LedgerAccount,
-        account_id,
-        pending_debits=written.pending_debits,
-        updated_at=written.updated_at,
+        {
+            "hold_account_id": account_id,
+            "hold_organization_id": organization_id,
+            "open_status": open_status,
+            "amount": amount,
+            "held_at": now,
+        },
+    )
+    if not written:
+        return False
+    pending_debits, updated_at = written[0]
+    set_loaded(
+        session, LedgerAccount, account_id, pending_debits=pending_debits, updated_at=updated_at
     )
     return True
 

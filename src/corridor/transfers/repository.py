@@ -700,9 +700,9 @@ async def spend_windows(
     return {row[0]: (row[1], row[2]) for row in await session.execute(statement)}
 
 
-def _spend_add(dialect: Any) -> Any:
-    """The spend add as one cached statement, sent with a row per window (SQLAlchemy joins
-    the rows into one INSERT … VALUES (…), (…)): each window's row is made, or added to
+def _spend_add(dialect: Any) -> PreparedRead:
+    """The spend add as one statement built once, a row for the day's window and one for
+    the month's (one INSERT … VALUES (…), (…)): each window's row is made, or added to
     while it stays within its period's limits (a NULL limit: none). The limits are bound
     once for the statement, so each row's guard picks its own by the row's period. On the
     table, not the mapped class: the ORM's bulk INSERT around it cost twice the statement."""
@@ -714,26 +714,41 @@ def _spend_add(dialect: Any) -> Any:
         bound = bindparam(limit, type_=BigInteger)
         return or_(bound.is_(None), value <= bound)
 
-    return upsert.on_conflict_do_update(
-        index_elements=[table.id],
-        set_={
-            "spent": added,
-            "payments": table.payments + 1,
-            "updated_at": upsert.excluded.updated_at,
-        },
-        where=or_(
-            and_(
-                table.period == SPEND_DAY,
-                within("day_limit", added),
-                within("day_payments_limit", table.payments + 1),
+    def window(period: str) -> dict[str, Any]:
+        prefix = period.lower()
+        return {
+            "id": bindparam(f"{prefix}_id"),
+            "agent_id": bindparam(f"{prefix}_agent_id"),
+            "currency": bindparam(f"{prefix}_currency"),
+            "period": period,
+            "starts_at": bindparam(f"{prefix}_starts_at", type_=table.starts_at.type),
+            "spent": bindparam(f"{prefix}_amount", type_=BigInteger),
+            "payments": 1,
+            "updated_at": bindparam(f"{prefix}_now", type_=table.updated_at.type),
+        }
+
+    statement = upsert.values([window(SPEND_DAY), window(SPEND_MONTH)])
+    return PreparedRead(
+        statement.on_conflict_do_update(
+            index_elements=[table.id],
+            set_={
+                "spent": added,
+                "payments": table.payments + 1,
+                "updated_at": statement.excluded.updated_at,
+            },
+            where=or_(
+                and_(
+                    table.period == SPEND_DAY,
+                    within("day_limit", added),
+                    within("day_payments_limit", table.payments + 1),
+                ),
+                and_(table.period == SPEND_MONTH, within("month_limit", added)),
             ),
-            and_(table.period == SPEND_MONTH, within("month_limit", added)),
-        ),
-    ).returning(table.id)
+        ).returning(table.id)
+    )
 
 
-_POSTGRESQL_SPEND_ADD = _spend_add(postgresql)
-_SQLITE_SPEND_ADD = _spend_add(sqlite)
+_SPEND_ADD = {"postgresql": _spend_add(postgresql), "sqlite": _spend_add(sqlite)}
 
 
 async def add_to_spend_windows(
@@ -742,37 +757,33 @@ async def add_to_spend_windows(
     agent_id: str,
     currency: str,
     amount: int,
-    windows: Sequence[tuple[str, str, datetime]],
+    day: tuple[str, datetime],
+    month: tuple[str, datetime],
     now: datetime,
     day_limit: int | None,
     month_limit: int | None,
     day_payments_limit: int | None,
 ) -> set[str]:
-    """Add `amount` and one payment to each window (id, period DAY or MONTH, first instant;
-    made at `amount` and one payment when it has no row yet) in one statement; an existing
-    row only while it stays within its period's limits (None: no limit), checked in the
-    statement against what it holds. The ids of the windows added to."""
-    limits = {
+    """Add `amount` and one payment to the day's and the month's window (id, first
+    instant; made at `amount` and one payment when it has no row yet) in one statement; an
+    existing row only while it stays within its period's limits (None: no limit), checked
+    in the statement against what it holds. The ids of the windows added to."""
+    parameters: dict[str, Any] = {
         "day_limit": day_limit,
         "day_payments_limit": day_payments_limit,
         "month_limit": month_limit,
     }
-    rows = [
-        {
-            "id": window_id,
-            "agent_id": agent_id,
-            "currency": currency,
-            "period": period,
-            "starts_at": starts_at,
-            "spent": amount,
-            "payments": 1,
-            "updated_at": now,
-            **limits,
+    for prefix, (window_id, starts_at) in (("day", day), ("month", month)):
+        parameters |= {
+            f"{prefix}_id": window_id,
+            f"{prefix}_agent_id": agent_id,
+            f"{prefix}_currency": currency,
+            f"{prefix}_starts_at": starts_at,
+            f"{prefix}_amount": amount,
+            f"{prefix}_now": now,
         }
-        for window_id, period, starts_at in windows
-    ]
-    statement = _SQLITE_SPEND_ADD if db.is_sqlite(session) else _POSTGRESQL_SPEND_ADD
-    return set((await session.execute(statement, rows)).scalars())
+    dialect = "sqlite" if db.is_sqlite(session) else "postgresql"
+    return {row[0] for row in await _SPEND_ADD[dialect].rows(session, parameters)}
 
 
 async def take_from_spend_window(

@@ -84,15 +84,16 @@ async def add(
     assert all(limit is None or amount <= limit for limit in (day_limit, month_limit))
     day, month = _starts(at)
     windows = [
-        (_window_id(agent_id, currency, DAY, day), DAY, day),
-        (_window_id(agent_id, currency, MONTH, month), MONTH, month),
+        (_window_id(agent_id, currency, DAY, day), day),
+        (_window_id(agent_id, currency, MONTH, month), month),
     ]
     added = await repository.add_to_spend_windows(
         session,
         agent_id=agent_id,
         currency=currency,
         amount=amount,
-        windows=windows,
+        day=windows[0],
+        month=windows[1],
         now=now,
         day_limit=day_limit,
         month_limit=month_limit,

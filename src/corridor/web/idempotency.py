@@ -12,15 +12,14 @@ import hashlib
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import cast
 
-from sqlalchemy import Table, delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from corridor.kit.db import Database, affected_rows
+from corridor.kit.db import Database
 from corridor.kit.ids import new_id
 from corridor.models.idempotency import IdempotencyRecord
+from corridor.web import repository
 from corridor.web.errors import IdempotencyKeyInProgress, IdempotencyKeyReused
 
 idempotency_key_chars_max = 255
@@ -66,7 +65,7 @@ async def claim(
     for _ in range(3):
         try:
             async with database.session() as session, session.begin():
-                existing = await _find(session, organization_id, key)
+                existing = await repository.idempotency_record(session, organization_id, key)
                 if (
                     existing is not None
                     and existing.expires_at > now
@@ -145,24 +144,10 @@ def _abandoned(record: IdempotencyRecord, now: datetime) -> bool:
     return record.state == "IN_PROGRESS" and record.locked_until <= now
 
 
-async def _find(session: AsyncSession, organization_id: str, key: str) -> IdempotencyRecord | None:
-    statement = select(IdempotencyRecord).where(
-        IdempotencyRecord.organization_id == organization_id, IdempotencyRecord.key == key
-    )
-    return (await session.execute(statement)).scalar_one_or_none()
-
-
-# The table, not the mapped class: a statement the ORM's bulk UPDATE need not wrap (the
-# claimed row is never held by the session that completes it).
-_RECORDS = cast("Table", IdempotencyRecord.__table__)
-
-
 async def complete(session: AsyncSession, claimed: Claim, *, status: int, body: str) -> None:
     """Store the answer; call inside the work's own transaction, before it commits."""
-    await session.execute(
-        update(_RECORDS)
-        .where(_RECORDS.c.id == claimed.record_id)
-        .values(state="COMPLETED", response_status=status, response_body=body)
+    await repository.complete_idempotency_record(
+        session, claimed.record_id, status=status, body=body
     )
 
 
@@ -176,11 +161,8 @@ async def complete_separately(
 
 async def release(database: Database, claimed: Claim) -> None:
     async with database.session() as session, session.begin():
-        await session.execute(
-            delete(IdempotencyRecord).where(IdempotencyRecord.id == claimed.record_id)
-        )
+        await repository.delete_idempotency_record(session, claimed.record_id)
 
 
 async def delete_expired(session: AsyncSession, *, now: datetime) -> int:
-    statement = delete(IdempotencyRecord).where(IdempotencyRecord.expires_at <= now)
-    return await affected_rows(session, statement)
+    return await repository.delete_expired_idempotency_records(session, now=now)

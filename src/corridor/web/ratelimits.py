@@ -40,7 +40,7 @@ from corridor.auth.callers import Caller
 from corridor.config import Settings
 from corridor.kit.errors import Unauthorized
 from corridor.kit.logging import get_logger
-from corridor.models.organization import Organization
+from corridor.web import repository
 from corridor.web.errors import RateLimited
 
 logger = get_logger("corridor.ratelimits")
@@ -242,7 +242,7 @@ class RateLimiter:
         per_second = self._cached_limit(caller.organization_id)
         if per_second is None:
             # Authentication loaded an organization key's organization already: no query then.
-            organization = await session.get(Organization, caller.organization_id)
+            organization = await repository.organization(session, caller.organization_id)
             document = organization.configuration if organization is not None else {}
             per_second = self._limit_of(caller.organization_id, document)
         return await self._hit(per_second, caller)

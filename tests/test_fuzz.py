@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import socket
 import time
+import urllib.parse
 
 import httpx
 import pytest
@@ -65,6 +66,35 @@ def test_no_request_produces_a_server_error(case, live_server):
         assert isinstance(body.get("code"), str) and isinstance(body.get("message"), str), body
         request_id = response.headers["x-request-id"]
         assert body["requestId"] == (request_id[0] if isinstance(request_id, list) else request_id)
+
+
+def test_a_url_longer_than_the_url_parser_takes_gets_the_error_shape(live_server):
+    """A request target over 64 KiB (httptools' URL parser's limit; a filter of 8,100
+    characters, each a percent-encoded 3-byte character, is 73 KB) is refused with 414 in
+    the error shape, not the HTTP server's plain-text 400."""
+    base_url, api_key, _log = live_server
+    host, port = base_url.removeprefix("http://").split(":")
+    # Whitespace, which the filter's pattern allows (httpx refuses a query this long).
+    target = "/v1/webhooks/messages?" + urllib.parse.urlencode({"eventTypes": "\u3000" * 8_100})
+    assert len(target) > 65_535
+    head = f"GET {target} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {api_key}\r\n"
+    answer = _exchange(host, int(port), head.encode() + b"Connection: close\r\n\r\n")
+    status_line, _, rest = answer.partition(b"\r\n")
+    assert status_line.startswith(b"HTTP/1.1 414 "), answer[:400]
+    headers, _, body = rest.partition(b"\r\n\r\n")
+    error = json.loads(body)
+    assert error["code"] == "uri_too_long"
+    assert f"x-request-id: {error['requestId']}".encode() in headers.lower()
+
+
+def _exchange(host: str, port: int, request: bytes) -> bytes:
+    """The whole answer to one request on a connection the server closes after it."""
+    with socket.create_connection((host, port), timeout=30) as connection:
+        connection.sendall(request)
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    return answer
 
 
 def test_an_over_long_url_sent_slowly_gets_the_error_shape(live_server):

@@ -89,10 +89,11 @@ def serve(
         "port": port or settings.port,
         "log_level": "warning",
         "access_log": False,
-        # uvloop and httptools (dependencies; uvicorn's "auto" picks them), the C event loop
-        # and HTTP parser: less CPU per request than asyncio's loop and h11.
+        # uvloop and httptools (dependencies), the C event loop and HTTP parser: less CPU
+        # per request than asyncio's loop and h11; httptools' protocol as uvicorn has it but
+        # for URLs its URL parser cannot take (web/http_protocol.py).
         "loop": "auto",
-        "http": "auto",
+        "http": _http_protocol(),
         # Over-long URLs reach the app, which answers 414 in the error shape, up to the
         # HTTP parser's own limit on a request head (httptools: 80 KiB; past it, uvicorn's
         # plain-text 400); h11, used where httptools is missing, needs this one.
@@ -247,3 +248,14 @@ def worker() -> None:
     with contextlib.suppress(KeyboardInterrupt):
         run(main())
     console.print("Workers stopped.")
+
+
+def _http_protocol() -> str:
+    """uvicorn's `http`: httptools' protocol (web/http_protocol.py) where httptools is
+    installed, else uvicorn's choice (h11); an import string, so every process of a
+    multi-process server loads it."""
+    try:
+        import httptools  # noqa: F401
+    except ImportError:
+        return "auto"
+    return "corridor.web.http_protocol:CorridorHttpToolsProtocol"

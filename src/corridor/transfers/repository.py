@@ -708,7 +708,6 @@ def _spend_add(dialect: Any) -> PreparedRead:
     table, not the mapped class: the ORM's bulk INSERT around it cost twice the statement."""
     table = cast("Table", AgentSpendWindow.__table__).c
     upsert = dialect.insert(AgentSpendWindow.__table__)
-    added = table.spent + upsert.excluded.spent
 
     def within(limit: str, value: Any) -> Any:
         bound = bindparam(limit, type_=BigInteger)
@@ -728,6 +727,7 @@ def _spend_add(dialect: Any) -> PreparedRead:
         }
 
     statement = upsert.values([window(SPEND_DAY), window(SPEND_MONTH)])
+    added = table.spent + statement.excluded.spent
     return PreparedRead(
         statement.on_conflict_do_update(
             index_elements=[table.id],

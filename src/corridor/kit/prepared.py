@@ -366,16 +366,14 @@ class DriverSession(Session):
 
     def _flush(self, objects: Sequence[Any] | None = None) -> None:
         if objects is None and self._new:
-            batches = _insertable(self)
-            if batches:
-                self._insert_on_driver(batches)
+            found = _insertable(self)
+            if found is not None:
+                self._insert_on_driver(*found)
         super()._flush(objects)
 
-    def _insert_on_driver(self, batches: list[_Batch]) -> None:
+    def _insert_on_driver(self, batches: list[_Batch], write: _Write) -> None:
         connection = self.connection()
         adapted = connection.connection.dbapi_connection
-        write = _WRITES.get(_shape_of(batches))
-        assert write is not None, "_insertable built it"
         rows = [value for batch in batches for row in batch.rows for value in row]
         arguments = [rows[index] for index in write.order]
         # A flush's own transaction: an error rolls the session's back, as the ORM's
@@ -466,9 +464,10 @@ def _shape_of(batches: list[_Batch]) -> tuple[tuple[type, int], ...]:
     return tuple((batch.insert.table, len(batch.states)) for batch in batches)
 
 
-def _insertable(session: Session) -> list[_Batch] | None:
+def _insertable(session: Session) -> tuple[list[_Batch], _Write] | None:
     """The flush's new rows to insert on the driver, by table in the order of their
-    foreign keys, each table's rows in the order they were added; None: the ORM's flush."""
+    foreign keys, each table's rows in the order they were added, and their statement;
+    None: the ORM's flush."""
     bind = session.bind
     if bind is None or bind.dialect.driver != "asyncpg":
         return None
@@ -501,9 +500,10 @@ def _insertable(session: Session) -> list[_Batch] | None:
             if row is None:
                 return None
             batch.rows.append(row)
-    if shape not in _WRITES:
-        _WRITES[shape] = _compile_write(ordered, dialect)
-    return ordered
+    write = _WRITES.get(shape)
+    if write is None:
+        write = _WRITES[shape] = _compile_write(ordered, dialect)
+    return ordered, write
 
 
 def _compile_insert(model: type, dialect: Dialect) -> _Insert | None:

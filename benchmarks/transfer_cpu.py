@@ -160,6 +160,10 @@ async def _shapes(app: Any, secret: str) -> dict[str, Shape]:
     async def agent_create_submit(_: int) -> None:
         await _ok(await agent_client.post("/v1/transfers", json=third), 201)
 
+    async def agent_create_submit_idempotent(_: int) -> None:
+        headers = {"Idempotency-Key": uuid.uuid4().hex}
+        await _ok(await agent_client.post("/v1/transfers", json=third, headers=headers), 201)
+
     async def third_party_payout(_: int) -> None:
         await _ok(await org.post("/v1/transfers", json=third), 201)
 
@@ -184,6 +188,7 @@ async def _shapes(app: Any, secret: str) -> dict[str, Shape]:
         "org create+submit (own bank account)": org_create_submit,
         "org create+submit + Idempotency-Key": org_create_submit_idempotent,
         "agent create+submit": agent_create_submit,
+        "agent create+submit + Idempotency-Key": agent_create_submit_idempotent,
         "third-party payout": third_party_payout,
         "draft create": draft_create,
         "PATCH a draft": draft_patch,

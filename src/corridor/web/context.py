@@ -136,27 +136,35 @@ async def _clock_of(request: Request, session: AsyncSession, caller: Caller) -> 
     return await sandbox_clocks.clock_of(session, caller.organization_id, state.clock)
 
 
-async def _claim_idempotency_key(request: Request, caller: Caller) -> idempotency.Claim | None:
+async def _claim_idempotency_key(
+    request: Request, caller: Caller, session: AsyncSession | None = None
+) -> idempotency.Claim | None:
+    """The request's claim of its Idempotency-Key (None: no key, or not a POST); in
+    `session`'s transaction, committed here before the work, else in one of its own."""
     key = request.headers.get(IDEMPOTENCY_HEADER)
     if key is None or request.method != "POST":
         return None
     if not 1 <= len(key) <= idempotency.idempotency_key_chars_max:
         raise ValidationFailed(IDEMPOTENCY_HEADER, "must be 1 to 255 characters")
     state = request.app.state
-    result = await idempotency.claim(
-        state.database,
-        organization_id=caller.organization_id,
-        key=key,
-        request_fingerprint=idempotency.fingerprint(
+    claimed = {
+        "organization_id": caller.organization_id,
+        "key": key,
+        "request_fingerprint": idempotency.fingerprint(
             request.method,
             request.url.path,
             await request.body(),
             # The credential (or console user) and the customer it is bound to, if any.
             caller=f"{caller.actor_id} {caller.customer_id or ''}",
         ),
-        now=state.clock.now(),
-        lifetime_s=state.settings.idempotency_key_lifetime_s,
-    )
+        "now": state.clock.now(),
+        "lifetime_s": state.settings.idempotency_key_lifetime_s,
+    }
+    if session is None:
+        result = await idempotency.claim(state.database, **claimed)
+    else:
+        result = await idempotency.claim_in(session, **claimed)
+        await session.commit()
     if isinstance(result, idempotency.StoredResponse):
         raise IdempotentReplay(result)
     return result
@@ -168,13 +176,12 @@ async def _request_context(
     api_key: Annotated[str | None, Depends(api_key_scheme)],
 ) -> AsyncIterator[RequestContext]:
     state = request.app.state
-    # On PostgreSQL the caller is read inside the request's own transaction: one BEGIN and
-    # one connection per request. Not when an Idempotency-Key must be claimed first (the
-    # claim commits before the work, so the caller is needed before the unit of work), and
-    # not on SQLite, whose write transactions take the database's lock at their first read.
-    inside = not state.database.is_sqlite and not (
-        request.method == "POST" and IDEMPOTENCY_HEADER in request.headers
-    )
+    # On PostgreSQL the caller is read in the request's own unit of work, whose rows (the
+    # organization, the agent, what they lack) the work then reads for free; an
+    # Idempotency-Key is claimed there too, in a first transaction committed before the
+    # work's. Not on SQLite, whose write transactions take the database's lock at their
+    # first read: there the caller is read, and the key claimed, in transactions of their own.
+    inside = not state.database.is_sqlite
     caller: Caller | None = getattr(request.state, "caller", None)  # a route dependency's
     if caller is None and not inside:
         caller = await current_caller(request, bearer, api_key)
@@ -182,6 +189,7 @@ async def _request_context(
     async with state.database.session(write=request.method not in _READ_METHODS) as session:
         if caller is None:
             caller = await caller_in(session, request, bearer, api_key)
+            claim = await _claim_idempotency_key(request, caller, session)
         context = RequestContext(
             session=session,
             clock=await _clock_of(request, session, caller),

@@ -1,7 +1,8 @@
 """Idempotency-Key semantics of API.md section 3.
 
 A request with a key first claims it in a short transaction of its own (a unique row per
-organization and key), so a concurrent duplicate finds the claim and gets 409. The first
+organization and key, made or taken over in one statement), so a concurrent duplicate
+finds the claim and gets 409. The first
 request's answer is written to that row in the same transaction as its work; a 4xx answer
 is stored too, a 5xx answer releases the claim so a retry runs afresh.
 """
@@ -12,8 +13,8 @@ import hashlib
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from corridor.kit.db import Database
@@ -61,33 +62,46 @@ async def claim(
     now: datetime,
     lifetime_s: int,
 ) -> Claim | StoredResponse:
-    """Claim the key for this request, or return the stored answer of the first one."""
-    for _ in range(3):
-        try:
-            async with database.session() as session, session.begin():
-                existing = await repository.idempotency_record(session, organization_id, key)
-                if (
-                    existing is not None
-                    and existing.expires_at > now
-                    and not _abandoned(existing, now)
-                ):
-                    return _answer_for(existing, request_fingerprint)
-                if existing is not None:
-                    await session.delete(existing)
-                    await session.flush()
-                record = _record(
-                    organization_id=organization_id,
-                    key=key,
-                    request_fingerprint=request_fingerprint,
-                    now=now,
-                    lifetime_s=lifetime_s,
-                )
-                session.add(record)
-                await session.flush()
-                return Claim(record_id=record.id)
-        except IntegrityError:
-            continue  # another request claimed the key between our read and our insert: look again
-    raise IdempotencyKeyInProgress()
+    """Claim the key for this request in a transaction of its own, or return the stored
+    answer of the first one."""
+    async with database.session() as session, session.begin():
+        return await claim_in(
+            session,
+            organization_id=organization_id,
+            key=key,
+            request_fingerprint=request_fingerprint,
+            now=now,
+            lifetime_s=lifetime_s,
+        )
+
+
+async def claim_in(
+    session: AsyncSession,
+    *,
+    organization_id: str,
+    key: str,
+    request_fingerprint: str,
+    now: datetime,
+    lifetime_s: int,
+) -> Claim | StoredResponse:
+    """`claim` in the session's transaction, which the caller commits before the request's
+    work: one statement claims the key (or takes over an expired or abandoned claim); only
+    when the key's row stands is it read (the statement locked it: it cannot go before the
+    read), to replay its answer or refuse."""
+    values = _claim_values(
+        organization_id=organization_id,
+        key=key,
+        request_fingerprint=request_fingerprint,
+        now=now,
+        lifetime_s=lifetime_s,
+    )
+    record_id = await repository.claim_idempotency_record(session, values, now=now)
+    if record_id is not None:
+        return Claim(record_id=record_id)
+    existing = await repository.idempotency_record(session, organization_id, key)
+    if existing is None:
+        raise IdempotencyKeyInProgress()  # swept between the statements: never on a lock
+    return _answer_for(existing, request_fingerprint)
 
 
 def completed_record(
@@ -104,31 +118,31 @@ def completed_record(
     its work in one statement and claims nothing beforehand (the express create+submit):
     a concurrent duplicate waits for that statement on the key's unique index, then finds
     the answer to replay."""
-    record = _record(
+    values = _claim_values(
         organization_id=organization_id,
         key=key,
         request_fingerprint=request_fingerprint,
         now=now,
         lifetime_s=lifetime_s,
     )
-    record.state, record.response_status, record.response_body = "COMPLETED", status, body
-    return record
-
-
-def _record(
-    *, organization_id: str, key: str, request_fingerprint: str, now: datetime, lifetime_s: int
-) -> IdempotencyRecord:
-    """A key's row as a claim makes it: IN_PROGRESS, leased, kept `lifetime_s`."""
     return IdempotencyRecord(
-        id=new_id("idk"),
-        organization_id=organization_id,
-        key=key,
-        request_fingerprint=request_fingerprint,
-        state="IN_PROGRESS",
-        created_at=now,
-        locked_until=now + timedelta(seconds=in_progress_lease_s),
-        expires_at=now + timedelta(seconds=lifetime_s),
+        **values, state="COMPLETED", response_status=status, response_body=body
     )
+
+
+def _claim_values(
+    *, organization_id: str, key: str, request_fingerprint: str, now: datetime, lifetime_s: int
+) -> dict[str, Any]:
+    """A key's row as a claim makes it (IN_PROGRESS): leased, kept `lifetime_s`."""
+    return {
+        "id": new_id("idk"),
+        "organization_id": organization_id,
+        "key": key,
+        "request_fingerprint": request_fingerprint,
+        "created_at": now,
+        "locked_until": now + timedelta(seconds=in_progress_lease_s),
+        "expires_at": now + timedelta(seconds=lifetime_s),
+    }
 
 
 def _answer_for(existing: IdempotencyRecord, request_fingerprint: str) -> StoredResponse:
@@ -138,10 +152,6 @@ def _answer_for(existing: IdempotencyRecord, request_fingerprint: str) -> Stored
         raise IdempotencyKeyInProgress()
     assert existing.response_status is not None and existing.response_body is not None
     return StoredResponse(status=existing.response_status, body=existing.response_body)
-
-
-def _abandoned(record: IdempotencyRecord, now: datetime) -> bool:
-    return record.state == "IN_PROGRESS" and record.locked_until <= now
 
 
 async def complete(session: AsyncSession, claimed: Claim, *, status: int, body: str) -> None:

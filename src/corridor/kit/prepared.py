@@ -1,5 +1,5 @@
 """Statements built once and sent on the driver: a request's hot reads, and the unit of
-work's new rows (`DriverSession`, the end of this module).
+work's new rows and changes (`DriverSession`, the end of this module).
 
 SQLAlchemy's execution of a statement (its cache key, the execution context, the result
 and, for entities, the ORM's loading) costs ~0.4 ms of CPU on a read that asyncpg runs in a
@@ -44,6 +44,7 @@ from sqlalchemy import (
     inspect,
     literal_column,
     select,
+    update,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
@@ -52,6 +53,8 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.base import instance_state
+from sqlalchemy.orm.exc import StaleDataError
+from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.dml import UpdateBase
 from sqlalchemy.sql.functions import FunctionElement
 from sqlalchemy.types import TypeDecorator
@@ -359,42 +362,70 @@ class DriverSession(Session):
     committed, expunged again if the transaction rolls back. The values are the ORM's: a
     column's Python default where the value is missing (and kept on the row, as the flush
     keeps it), SQL NULL for a missing value without one, JSON `null` for a JSON attribute
-    set to None. Changes to rows already loaded, deletions, and a flush the driver cannot
-    take whole (a model it cannot insert, a row without its key, a table both inserted and
-    changed in the one flush, whose order the ORM decides, a flush of thousands of values)
-    are the ORM's own flush, as everywhere on SQLite."""
+    set to None. Then the changes to rows already loaded, an UPDATE of each row's changed
+    columns (its key in the WHERE; a row it does not find is the ORM's `StaleDataError`),
+    entered as committed history the same way. Deletions, and a flush the driver cannot
+    take whole (a model it cannot write, a row without its key, a changed key or a SQL
+    expression as a value, a table both inserted and changed in the one flush, whose order
+    the ORM decides, a flush of thousands of values or of more than a few changed rows) are
+    the ORM's own flush, as everywhere on SQLite."""
 
     def _flush(self, objects: Sequence[Any] | None = None) -> None:
-        if objects is None and self._new:
-            found = _insertable(self)
-            if found is not None:
-                self._insert_on_driver(*found)
+        if objects is None:
+            if self._new:
+                found = _insertable(self)
+                if found is not None:
+                    self._insert_on_driver(*found)
+            # Changes to loaded rows, once every new row is written (the ORM's flush takes
+            # a flush with new rows it writes, or with deletions, whole: its order).
+            if not self._new and not self._deleted:
+                changes = _updatable(self)
+                if changes:
+                    self._update_on_driver(changes)
         super()._flush(objects)
 
     def _insert_on_driver(self, batches: list[_Batch], write: _Write) -> None:
-        connection = self.connection()
-        adapted = connection.connection.dbapi_connection
         rows = [value for batch in batches for row in batch.rows for value in row]
         arguments = [rows[index] for index in write.order]
+        states = {state for batch in batches for state in batch.states}
+        self._on_driver([(write.sql, arguments, None)], states)
+
+    def _update_on_driver(self, changes: list[_Change]) -> None:
+        self._on_driver(
+            [(change.sql, change.arguments, change.table) for change in changes],
+            {change.state for change in changes},
+        )
+
+    def _on_driver(self, statements: list[tuple[str, list[Any], Any]], states: set[Any]) -> None:
+        """Send the statements (an UPDATE's table: it must change its one row), then enter
+        the rows in the session as the ORM's flush enters the rows it wrote."""
+        connection = self.connection()
+        adapted = connection.connection.dbapi_connection
         # A flush's own transaction: an error rolls the session's back, as the ORM's
         # flush does (the session then answers nothing until it is rolled back).
         transaction = self._autobegin_t()._begin()
         try:
-            try:
-                await_only(_send(adapted, write.sql, arguments))
-            except Exception as error:
-                raised, lost = _translation(
-                    connection.dialect,
-                    connection.engine.hide_parameters,
-                    adapted,
-                    write.sql,
-                    arguments,
-                    error,
-                )
-                if lost is not None:
-                    connection.invalidate(lost)
-                raise raised from error
-            self._register_persistent({state for batch in batches for state in batch.states})
+            for sql, arguments, updated in statements:
+                try:
+                    status = await_only(_send(adapted, sql, arguments))
+                except Exception as error:
+                    raised, lost = _translation(
+                        connection.dialect,
+                        connection.engine.hide_parameters,
+                        adapted,
+                        sql,
+                        arguments,
+                        error,
+                    )
+                    if lost is not None:
+                        connection.invalidate(lost)
+                    raise raised from error
+                if updated is not None and status != "UPDATE 1":
+                    raise StaleDataError(
+                        f"UPDATE statement on table '{updated.name}' expected to update 1 "
+                        f"row(s); {status.rpartition(' ')[2]} were matched."
+                    )
+            self._register_persistent(states)
             transaction.commit()
         except BaseException:
             with safe_reraise():
@@ -572,10 +603,147 @@ def _compile_write(batches: list[_Batch], dialect: Dialect) -> _Write:
     return _Write(sql=compiled.string, order=tuple(position[name] for name in compiled.positiontup))
 
 
-async def _send(adapted: Any, sql: str, arguments: list[Any]) -> None:
+async def _send(adapted: Any, sql: str, arguments: list[Any]) -> str:
     """The statement in the session's transaction (begun on the driver as SQLAlchemy
-    begins it)."""
+    begins it); its status (`UPDATE 1`)."""
     async with adapted._execute_mutex:
         if adapted._transaction is None:
             await adapted._start_transaction()
-        await adapted._connection.execute(sql, *arguments)
+        return cast(str, await adapted._connection.execute(sql, *arguments))
+
+
+# --- Changes to loaded rows, on the driver ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Updated:
+    """How a model's loaded rows are changed: its table, and per attribute of a column
+    its column and bind processor."""
+
+    table: Any
+    table_order: int
+    columns: dict[str, tuple[Any, Processor | None]]
+    id_key: str
+    id_column: Any
+
+
+@dataclass(slots=True)
+class _Change:
+    state: Any
+    table: Any
+    sql: str
+    arguments: list[Any]
+
+
+_UPDATED: dict[tuple[type, str], _Updated | None] = {}
+_UPDATES: dict[tuple[type, tuple[str, ...]], tuple[str, tuple[str, ...]]] = {}
+# Rows changed in one flush on the driver, one statement each; a flush changing more (a
+# batch job) is the ORM's, which sends rows of one shape together.
+_CHANGED_MAX = 8
+
+
+def _updatable(session: Session) -> list[_Change] | None:
+    """The flush's changes to loaded rows, as the ORM's flush would write them (each row
+    its changed columns, by table in the order of their foreign keys, each table's rows by
+    key), and their statements; None: the ORM's flush (a model it cannot change, a changed
+    key, a value that is a SQL expression, …). Rows with no net change are left to it."""
+    bind = session.bind
+    if bind is None or bind.dialect.driver != "asyncpg":
+        return None
+    dialect = bind.dialect
+    dirty = list(session._dirty_states)
+    if not dirty or len(dirty) > _CHANGED_MAX:
+        return None
+    found: list[tuple[_Updated, Any, tuple[str, ...]]] = []
+    for state in dirty:
+        model = state.class_
+        updated = _UPDATED.get((model, dialect.name), _UNSET)
+        if updated is _UNSET:
+            updated = _UPDATED[(model, dialect.name)] = _compile_updated(model, dialect)
+        if updated is None or state.key is None or updated.id_key in state.committed_state:
+            return None
+        values = state.dict
+        keys = []
+        for key, before in state.committed_state.items():
+            if key not in updated.columns or key not in values:
+                return None
+            value = values[key]
+            if hasattr(value, "__clause_element__") or isinstance(value, ClauseElement):
+                return None
+            if state.manager[key].impl.is_equal(value, before) is not True:
+                keys.append(key)
+        if keys:
+            found.append((updated, state, tuple(sorted(keys))))
+    found.sort(key=lambda item: (item[0].table_order, item[1].key[1]))
+    changes = []
+    for updated, state, changed in found:
+        statement = _UPDATES.get((state.class_, changed))
+        if statement is None:
+            if len(_UPDATES) >= _WRITES_MAX:
+                return None
+            statement = _compile_update(updated, changed, dialect)
+            _UPDATES[(state.class_, changed)] = statement
+        sql, order = statement
+        values = state.dict
+        arguments = []
+        for key in order:
+            if key == "":
+                arguments.append(values[updated.id_key])
+                continue
+            # Every value through its processor, None too, as SQLAlchemy sends an UPDATE's
+            # (a JSON attribute set to None: JSON `null`).
+            processor = updated.columns[key][1]
+            arguments.append(values[key] if processor is None else processor(values[key]))
+        changes.append(_Change(state=state, table=updated.table, sql=sql, arguments=arguments))
+    return changes
+
+
+def _compile_updated(model: type, dialect: Dialect) -> _Updated | None:
+    """How the model's rows are changed; None: not as the ORM would change them (several
+    tables, a version counter, a column's onupdate), left to the ORM's flush."""
+    mapper: Any = inspect(model)
+    table = mapper.local_table
+    if (
+        len(mapper.tables) != 1
+        or mapper.version_id_col is not None
+        or len(mapper.primary_key) != 1
+        or any(len(prop.columns) != 1 for prop in mapper.column_attrs)
+        or any(
+            column.onupdate is not None or column.server_onupdate is not None
+            for column in table.columns
+        )
+    ):
+        return None
+    columns = {
+        prop.key: (prop.columns[0], prop.columns[0].type._cached_bind_processor(dialect))
+        for prop in mapper.column_attrs
+    }
+    id_column = mapper.primary_key[0]
+    return _Updated(
+        table=table,
+        table_order=table.metadata.sorted_tables.index(table),
+        columns=columns,
+        id_key=mapper.get_property_by_column(id_column).key,
+        id_column=id_column,
+    )
+
+
+def _compile_update(
+    updated: _Updated, changed: tuple[str, ...], dialect: Dialect
+) -> tuple[str, tuple[str, ...]]:
+    """`UPDATE table SET <changed columns> WHERE <key> = …` for the driver, and the
+    attribute behind each `$n` ("": the key)."""
+    statement = (
+        update(updated.table)
+        .where(updated.id_column == bindparam("k_", type_=updated.id_column.type))
+        .values(
+            {
+                updated.columns[key][0]: bindparam(f"v_{key}", type_=updated.columns[key][0].type)
+                for key in changed
+            }
+        )
+    )
+    compiled: Any = statement.compile(dialect=dialect)
+    return compiled.string, tuple(
+        "" if name == "k_" else name.removeprefix("v_") for name in compiled.positiontup
+    )

@@ -1,10 +1,11 @@
 """Idempotency-Key semantics of API.md section 3.
 
-A request with a key first claims it in a short transaction of its own (a unique row per
-organization and key, made or taken over in one statement), so a concurrent duplicate
-finds the claim and gets 409. The first
-request's answer is written to that row in the same transaction as its work; a 4xx answer
-is stored too, a 5xx answer releases the claim so a retry runs afresh.
+A request with a key first claims it in a short transaction committed before its work (a
+unique row per organization and key, made or taken over in one statement; on PostgreSQL the
+first transaction of the request's own session, web/context.py), so a concurrent duplicate
+finds the claim and gets 409. The first request's answer is written to that row in the same
+transaction as its work; a 4xx answer is stored too, a 5xx answer releases the claim so a
+retry runs afresh.
 """
 
 from __future__ import annotations

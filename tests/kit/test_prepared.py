@@ -172,3 +172,39 @@ async def test_the_units_changes_are_written_before_the_read(app, tenant):
             held.dispatched_at = None
             rows = await BY_ID.rows(session, {"event_id": event.id})
         assert EVENT_ROW.read(rows[0], 0).dispatched_at == AT  # not written under no_autoflush
+
+
+async def _in_transaction(session) -> bool:
+    """Whether the session's connection is inside a transaction on the server's side."""
+    raw = await (await session.connection()).get_raw_connection()
+    return raw.driver_connection.is_in_transaction()
+
+
+async def test_a_reading_sessions_plain_read_takes_no_transaction_until_it_writes(
+    app, tenant, backend
+):
+    if backend != "postgresql":
+        pytest.skip("SQLite's reads run through the session, in its transaction")
+    event = _event(tenant.organization_id)
+    await _stored(app, event)
+    locked = PreparedRead(
+        select(*EVENT_ROW.columns).where(Event.id == bindparam("event_id")).with_for_update()
+    )
+    async with app.state.database.session(write=False) as session:
+        assert len(await BY_ID.rows(session, {"event_id": event.id})) == 1
+        assert not await _in_transaction(session)  # no BEGIN, no COMMIT to send
+        assert len(await locked.rows(session, {"event_id": event.id})) == 1
+        assert await _in_transaction(session)  # a lock lasts to the end of a transaction
+    async with app.state.database.session() as session:  # a writing session: as always
+        await BY_ID.rows(session, {"event_id": event.id})
+        assert await _in_transaction(session)
+    # A reading session that writes after its read does so in a transaction all the same.
+    later = _event(tenant.organization_id)
+    async with app.state.database.session(write=False) as session:
+        await BY_ID.rows(session, {"event_id": event.id})
+        session.add(later)
+        await session.flush()
+        assert await _in_transaction(session)
+        await session.rollback()
+    async with app.state.database.session() as session:
+        assert await BY_ID.rows(session, {"event_id": later.id}) == []

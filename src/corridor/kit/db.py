@@ -42,7 +42,7 @@ from corridor.kit.clock import Moments
 from corridor.kit.errors import NotFound
 from corridor.kit.ids import looks_like_id
 from corridor.kit.lending import HeldConnections
-from corridor.kit.prepared import DriverSession
+from corridor.kit.prepared import READING, DriverSession
 from corridor.kit.replica import Replica
 
 
@@ -211,11 +211,14 @@ class Database:
         self._write_sessions = async_sessionmaker(
             self.engine, expire_on_commit=False, autoflush=True, sync_session_class=DriverSession
         )
+        # A reading session's plain SELECTs on the driver take no transaction until it
+        # writes or locks (prepared.READING).
         self._read_sessions = async_sessionmaker(
             self.read_engine,
             expire_on_commit=False,
             autoflush=True,
             sync_session_class=DriverSession,
+            info={READING: True},
         )
         # Connections kept at hand for hand-written statements (lending.py): up to half the
         # pool, when the pool has room for that beside everything else.

@@ -76,6 +76,8 @@ class _Compiled:
     # types known, as SQLAlchemy asks them of the driver) the columns whose values a
     # processor converts, by position (most columns need none).
     types: tuple[Any, ...]
+    # A SELECT that locks nothing: in a reading session it needs no transaction.
+    plain_select: bool = False
     processors: tuple[tuple[int, Processor], ...] | None = None
 
 
@@ -124,7 +126,14 @@ def _compile(statement: Select[Any] | UpdateBase, dialect: Dialect) -> _Compiled
         for name in compiled.positiontup
     )
     types = tuple(column.type for column in compiled._result_columns)
-    return _Compiled(sql=compiled.string, dialect=dialect, parameters=parameters, types=types)
+    plain = isinstance(statement, Select) and statement._for_update_arg is None
+    return _Compiled(
+        sql=compiled.string,
+        dialect=dialect,
+        parameters=parameters,
+        types=types,
+        plain_select=plain,
+    )
 
 
 async def _learn_results(compiled: _Compiled, adapted: Any) -> None:
@@ -162,8 +171,11 @@ async def _driver_rows(
     try:
         async with adapted._execute_mutex:
             # The session's transaction, begun on the driver as SQLAlchemy begins it
-            # before its own first statement (asyncpg's dialect adapter).
-            if adapted._transaction is None:
+            # before its own first statement (asyncpg's dialect adapter); not for a
+            # reading session's plain SELECT (see READING).
+            if adapted._transaction is None and not (
+                compiled.plain_select and session.info.get(READING)
+            ):
                 await adapted._start_transaction()
             if compiled.processors is None:
                 await _learn_results(compiled, adapted)
@@ -202,6 +214,13 @@ async def _driver_of(session: AsyncSession) -> tuple[Any, Any]:
 
 
 _DRIVER = "kit.prepared driver"
+# In a session's `info` (kit.db's reading sessions): its plain SELECTs on the driver run
+# outside a transaction until something begins one (SQLAlchemy's first statement, a
+# write, a locking read, a savepoint), which then holds the rest as always. At READ
+# COMMITTED every statement sees the data as of its own start, in a transaction or not,
+# so a read answers the same; a request that only reads spares its BEGIN and COMMIT, two
+# of a GET's four round trips.
+READING = "kit.prepared reading"
 
 
 async def _translated(

@@ -236,17 +236,16 @@ class ExpressCreateSubmit:
     ) -> Any:
         if idempotency_key is None:
             return None
-        return idempotency.completed_record(
+        use = idempotency.KeyUse(
             organization_id=caller.organization_id,
             key=idempotency_key,
             request_fingerprint=idempotency.fingerprint(
                 "POST", PATH, body, caller=f"{caller.actor_id} {caller.customer_id or ''}"
             ),
-            status=201,
-            body=answer,
             now=now,
             lifetime_s=self.settings.idempotency_key_lifetime_s,
         )
+        return idempotency.completed_record(use, status=201, body=answer)
 
 
 def _caller(key: statements.KeyRow, secret_hash: str) -> Caller | None:

@@ -147,23 +147,23 @@ async def _claim_idempotency_key(
     if not 1 <= len(key) <= idempotency.idempotency_key_chars_max:
         raise ValidationFailed(IDEMPOTENCY_HEADER, "must be 1 to 255 characters")
     state = request.app.state
-    claimed = {
-        "organization_id": caller.organization_id,
-        "key": key,
-        "request_fingerprint": idempotency.fingerprint(
+    use = idempotency.KeyUse(
+        organization_id=caller.organization_id,
+        key=key,
+        request_fingerprint=idempotency.fingerprint(
             request.method,
             request.url.path,
             await request.body(),
             # The credential (or console user) and the customer it is bound to, if any.
             caller=f"{caller.actor_id} {caller.customer_id or ''}",
         ),
-        "now": state.clock.now(),
-        "lifetime_s": state.settings.idempotency_key_lifetime_s,
-    }
+        now=state.clock.now(),
+        lifetime_s=state.settings.idempotency_key_lifetime_s,
+    )
     if session is None:
-        result = await idempotency.claim(state.database, **claimed)
+        result = await idempotency.claim(state.database, use)
     else:
-        result = await idempotency.claim_in(session, **claimed)
+        result = await idempotency.claim_in(session, use)
         await session.commit()
     if isinstance(result, idempotency.StoredResponse):
         raise IdempotentReplay(result)

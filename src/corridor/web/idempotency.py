@@ -54,96 +54,60 @@ def fingerprint(method: str, path: str, body: bytes, *, caller: str) -> str:
     return digest.hexdigest()
 
 
-async def claim(
-    database: Database,
-    *,
-    organization_id: str,
-    key: str,
-    request_fingerprint: str,
-    now: datetime,
-    lifetime_s: int,
-) -> Claim | StoredResponse:
+@dataclass(frozen=True, slots=True)
+class KeyUse:
+    """A request's use of an Idempotency-Key: whose, which, the request's fingerprint, when,
+    and how long its row is kept."""
+
+    organization_id: str
+    key: str
+    request_fingerprint: str
+    now: datetime
+    lifetime_s: int
+
+    def row_values(self) -> dict[str, Any]:
+        """The key's row as a claim makes it (IN_PROGRESS): leased, kept `lifetime_s`."""
+        return {
+            "id": new_id("idk"),
+            "organization_id": self.organization_id,
+            "key": self.key,
+            "request_fingerprint": self.request_fingerprint,
+            "created_at": self.now,
+            "locked_until": self.now + timedelta(seconds=in_progress_lease_s),
+            "expires_at": self.now + timedelta(seconds=self.lifetime_s),
+        }
+
+
+async def claim(database: Database, use: KeyUse) -> Claim | StoredResponse:
     """Claim the key for this request in a transaction of its own, or return the stored
     answer of the first one."""
     async with database.session() as session, session.begin():
-        return await claim_in(
-            session,
-            organization_id=organization_id,
-            key=key,
-            request_fingerprint=request_fingerprint,
-            now=now,
-            lifetime_s=lifetime_s,
-        )
+        return await claim_in(session, use)
 
 
-async def claim_in(
-    session: AsyncSession,
-    *,
-    organization_id: str,
-    key: str,
-    request_fingerprint: str,
-    now: datetime,
-    lifetime_s: int,
-) -> Claim | StoredResponse:
+async def claim_in(session: AsyncSession, use: KeyUse) -> Claim | StoredResponse:
     """`claim` in the session's transaction, which the caller commits before the request's
     work: one statement claims the key (or takes over an expired or abandoned claim); only
     when the key's row stands is it read (the statement locked it: it cannot go before the
     read), to replay its answer or refuse."""
-    values = _claim_values(
-        organization_id=organization_id,
-        key=key,
-        request_fingerprint=request_fingerprint,
-        now=now,
-        lifetime_s=lifetime_s,
-    )
-    record_id = await repository.claim_idempotency_record(session, values, now=now)
+    values = use.row_values()
+    record_id = await repository.claim_idempotency_record(session, values, now=use.now)
     if record_id is not None:
         return Claim(record_id=record_id)
-    existing = await repository.idempotency_record(session, organization_id, key)
+    existing = await repository.idempotency_record(session, use.organization_id, use.key)
     if existing is None:
         raise IdempotencyKeyInProgress()  # swept between the statements: never on a lock
-    return _answer_for(existing, request_fingerprint)
+    return _answer_for(existing, use.request_fingerprint)
 
 
-def completed_record(
-    *,
-    organization_id: str,
-    key: str,
-    request_fingerprint: str,
-    status: int,
-    body: str,
-    now: datetime,
-    lifetime_s: int,
-) -> IdempotencyRecord:
+def completed_record(use: KeyUse, *, status: int, body: str) -> IdempotencyRecord:
     """The key's row holding its first answer, for a request that writes it together with
     its work in one statement and claims nothing beforehand (the express create+submit):
     a concurrent duplicate waits for that statement on the key's unique index, then finds
     the answer to replay."""
-    values = _claim_values(
-        organization_id=organization_id,
-        key=key,
-        request_fingerprint=request_fingerprint,
-        now=now,
-        lifetime_s=lifetime_s,
-    )
     return IdempotencyRecord(
-        **values, state="COMPLETED", response_status=status, response_body=body
+        **use.row_values(), state="COMPLETED", response_status=status, response_body=body
     )
-
-
-def _claim_values(
-    *, organization_id: str, key: str, request_fingerprint: str, now: datetime, lifetime_s: int
-) -> dict[str, Any]:
-    """A key's row as a claim makes it (IN_PROGRESS): leased, kept `lifetime_s`."""
-    return {
-        "id": new_id("idk"),
-        "organization_id": organization_id,
-        "key": key,
-        "request_fingerprint": request_fingerprint,
-        "created_at": now,
-        "locked_until": now + timedelta(seconds=in_progress_lease_s),
-        "expires_at": now + timedelta(seconds=lifetime_s),
-    }
 
 
 def _answer_for(existing: IdempotencyRecord, request_fingerprint: str) -> StoredResponse:
